@@ -1,0 +1,342 @@
+package faultproxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxFrame is the largest frame the proxy parses (64 MiB). A longer
+// line is still passed on, byte for byte, but unparsed and recorded as
+// oversize.
+const DefaultMaxFrame = 64 << 20
+
+// Options configures a link.
+type Options struct {
+	// MaxFrame is the largest frame parsed; zero means DefaultMaxFrame.
+	MaxFrame int
+	// TranscriptSink, when set, receives every transcript entry as JSONL.
+	TranscriptSink io.Writer
+}
+
+// Link carries line-framed messages between a client and a server in both
+// directions, applying its rules and recording its transcript.
+type Link struct {
+	rules *Rules
+	tr    *Transcript
+	opts  Options
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	out     map[Direction]*lockedWriter
+	pending map[Direction]*sync.WaitGroup
+	seq     atomic.Int64
+	signal  func(Signal) error
+
+	pmu       sync.Mutex
+	delivered []*Message
+	passed    chan struct{}
+	done      map[Direction]chan struct{}
+}
+
+// lockedWriter serialises writes to one destination. Writes from the pump
+// are buffered and flushed whenever the pump's source has nothing more
+// buffered, so a burst of messages costs one system call while a lone
+// message leaves at once; writes from faults flush immediately.
+type lockedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	bw     *bufio.Writer
+	closed bool
+}
+
+// errClosed is returned when delivering to a side that has gone.
+var errClosed = errors.New("faultproxy: destination closed")
+
+func (lw *lockedWriter) write(b []byte, flush bool) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.closed {
+		return errClosed
+	}
+	if lw.bw == nil {
+		lw.bw = bufio.NewWriterSize(lw.w, 64<<10)
+	}
+	if _, err := lw.bw.Write(b); err != nil {
+		return err
+	}
+	if flush {
+		return lw.bw.Flush()
+	}
+	return nil
+}
+
+func (lw *lockedWriter) flush() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.closed || lw.bw == nil {
+		return nil
+	}
+	return lw.bw.Flush()
+}
+
+func (lw *lockedWriter) close() {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.closed {
+		return
+	}
+	lw.closed = true
+	if lw.bw != nil {
+		_ = lw.bw.Flush()
+	}
+	if c, ok := lw.w.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+// newLink wires a link: fromClient is read and written to toServer,
+// fromServer is read and written to toClient. The writers are closed when
+// their source ends (after any held message of that direction is settled).
+func newLink(parent context.Context, fromClient io.Reader, toServer io.Writer, fromServer io.Reader, toClient io.Writer, tr *Transcript, rules *Rules, opts Options, signal func(Signal) error) *Link {
+	if opts.MaxFrame <= 0 {
+		opts.MaxFrame = DefaultMaxFrame
+	}
+	if rules == nil {
+		rules = NewRules()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	l := &Link{
+		rules: rules, tr: tr, opts: opts, ctx: ctx, cancel: cancel, signal: signal,
+		out: map[Direction]*lockedWriter{
+			ClientToServer: {w: toServer},
+			ServerToClient: {w: toClient},
+		},
+		pending: map[Direction]*sync.WaitGroup{ClientToServer: {}, ServerToClient: {}},
+		passed:  make(chan struct{}),
+		done:    map[Direction]chan struct{}{ClientToServer: make(chan struct{}), ServerToClient: make(chan struct{})},
+	}
+	l.wg.Add(2)
+	go l.pump(ClientToServer, fromClient)
+	go l.pump(ServerToClient, fromServer)
+	return l
+}
+
+// Rules returns the link's rule set; changes apply to the next message.
+func (l *Link) Rules() *Rules { return l.rules }
+
+// Transcript returns the link's transcript.
+func (l *Link) Transcript() *Transcript { return l.tr }
+
+// Done returns a channel closed when the given direction's source has ended
+// and everything pending in it is settled.
+func (l *Link) Done(dir Direction) <-chan struct{} { return l.done[dir] }
+
+// pump reads frames from r and hands each to the rule engine.
+func (l *Link) pump(dir Direction, r io.Reader) {
+	defer l.wg.Done()
+	defer close(l.done[dir])
+	defer func() {
+		if c, ok := r.(io.Closer); ok {
+			_ = c.Close()
+		}
+		l.pending[dir].Wait()
+		l.out[dir].close()
+	}()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, complete, err := l.readFrame(dir, br)
+		if len(line) > 0 || complete {
+			msg := &Message{Seq: l.seq.Add(1), Dir: dir, Raw: line, At: l.tr.Since(), NoDelimiter: !complete}
+			l.handle(msg)
+		}
+		if br.Buffered() == 0 {
+			_ = l.out[dir].flush()
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, errClosed) && !errors.Is(err, os.ErrClosed) {
+				l.tr.Add(Entry{Kind: EntryNote, Dir: dir, Text: fmt.Sprintf("%s source ended: %v", dir, err)})
+			}
+			return
+		}
+	}
+}
+
+// readFrame returns the next line without its newline. complete is false for
+// a final fragment without a newline. A line longer than MaxFrame is passed
+// through unparsed as it streams and recorded; readFrame then returns nil.
+func (l *Link) readFrame(dir Direction, br *bufio.Reader) ([]byte, bool, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			buf = append(buf, chunk...)
+			if len(buf) > l.opts.MaxFrame {
+				return nil, false, l.passOversize(dir, br, buf)
+			}
+			continue
+		}
+		buf = append(buf, chunk...)
+		if err != nil {
+			return buf, false, err
+		}
+		return buf[:len(buf)-1], true, nil
+	}
+}
+
+// passOversize streams the rest of an oversize line to its destination,
+// unparsed, and records it.
+func (l *Link) passOversize(dir Direction, br *bufio.Reader, head []byte) error {
+	l.pending[dir].Wait()
+	n := len(head)
+	werr := l.out[dir].write(head, true)
+	var err error
+	for {
+		var chunk []byte
+		chunk, err = br.ReadSlice('\n')
+		n += len(chunk)
+		if werr == nil {
+			werr = l.out[dir].write(chunk, true)
+		}
+		if err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	l.tr.Add(Entry{Kind: EntryNote, Dir: dir, Seq: l.seq.Add(1), Text: fmt.Sprintf("oversize frame of %d bytes (limit %d) passed through unparsed", n, l.opts.MaxFrame)})
+	if err == nil {
+		err = werr
+	}
+	return err
+}
+
+// handle records msg and applies the first rule that fires, or delivers it.
+func (l *Link) handle(msg *Message) {
+	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: msg.Dir, Seq: msg.Seq, Raw: msg.Raw})
+	sel, ok := l.rules.evaluate(msg)
+	if !ok {
+		_ = l.deliver(msg, false)
+		return
+	}
+	sel.fault.Apply(l.ctx, &conduit{l: l, rule: sel.name, rng: sel.rng, dir: msg.Dir}, msg)
+}
+
+// Deliver writes msg to its destination now and marks it passed.
+func (l *Link) Deliver(msg *Message) error { return l.deliver(msg, true) }
+
+// deliver writes msg, flushing at once or leaving the flush to the pump.
+func (l *Link) deliver(msg *Message, flush bool) error {
+	b := make([]byte, 0, len(msg.Raw)+1)
+	b = append(b, msg.Raw...)
+	if !msg.NoDelimiter {
+		b = append(b, '\n')
+	}
+	if err := l.out[msg.Dir].write(b, flush); err != nil {
+		l.tr.Add(Entry{Kind: EntryNote, Dir: msg.Dir, Seq: msg.Seq, Text: fmt.Sprintf("could not deliver: %v", err)})
+		return err
+	}
+	l.pmu.Lock()
+	l.delivered = append(l.delivered, msg)
+	close(l.passed)
+	l.passed = make(chan struct{})
+	l.pmu.Unlock()
+	return nil
+}
+
+// Inject sends a synthetic message in dir, recorded like any message.
+func (l *Link) Inject(dir Direction, raw []byte) error {
+	msg := &Message{Seq: l.seq.Add(1), Dir: dir, Raw: raw, At: l.tr.Since(), Synthetic: true}
+	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Fault: "inject"})
+	return l.Deliver(msg)
+}
+
+// WaitPassed blocks until a delivered message satisfies m, counting those
+// delivered before the call, or until ctx ends.
+func (l *Link) WaitPassed(ctx context.Context, m Match) error {
+	next := 0
+	for {
+		l.pmu.Lock()
+		msgs := l.delivered[next:]
+		next = len(l.delivered)
+		ch := l.passed
+		l.pmu.Unlock()
+		for _, msg := range msgs {
+			if m.matches(msg, l.rules.repliedMethod(msg)) {
+				return nil
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-l.ctx.Done():
+			return l.ctx.Err()
+		}
+	}
+}
+
+// close stops every held message and waits up to wait for the pumps to
+// end; the caller closes the sources so that they do. It reports whether
+// the pumps ended in time.
+func (l *Link) close(wait time.Duration) bool {
+	l.cancel()
+	ended := make(chan struct{})
+	go func() {
+		l.wg.Wait()
+		close(ended)
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ended:
+		return true
+	case <-t.C:
+		l.tr.Note("link did not drain within %s", wait)
+		return false
+	}
+}
+
+// conduit is the Conduit a fault gets for one message.
+type conduit struct {
+	l    *Link
+	rule string
+	rng  *rand.Rand
+	dir  Direction
+}
+
+func (c *conduit) Deliver(msg *Message) error             { return c.l.Deliver(msg) }
+func (c *conduit) Inject(dir Direction, raw []byte) error { return c.l.Inject(dir, raw) }
+func (c *conduit) WaitPassed(ctx context.Context, m Match) error {
+	return c.l.WaitPassed(ctx, m)
+}
+func (c *conduit) Rand() *rand.Rand { return c.rng }
+func (c *conduit) Rule() string     { return c.rule }
+
+func (c *conduit) Signal(sig Signal) error {
+	if c.l.signal == nil {
+		return errors.New("faultproxy: this link has no process to signal")
+	}
+	c.l.tr.Add(Entry{Kind: EntryProcess, Rule: c.rule, Text: "signal " + sig.String()})
+	return c.l.signal(sig)
+}
+
+func (c *conduit) Record(msg *Message, fault, text string) {
+	c.l.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Rule: c.rule, Fault: fault, Text: text})
+}
+
+func (c *conduit) Go(fn func(ctx context.Context)) {
+	wg := c.l.pending[c.dir]
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fn(c.l.ctx)
+	}()
+}

@@ -1,0 +1,67 @@
+// Package faultproxy is the fault-injection engine of mcp-conform: it stands
+// between an MCP client and the server under test, frames the traffic into
+// JSON-RPC messages, records every message in a transcript and applies
+// faults (drop, delay, hold-until, duplicate, inject, crash, pause) chosen by
+// rules. With no rule active it is byte-transparent and keeps order.
+//
+// The shape follows Shopify's toxiproxy: a Link carries messages both ways,
+// a Rule is a Match and a Fault, and each fault is a small type with one
+// method.
+package faultproxy
+
+import (
+	"sync"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+)
+
+// Direction says which way a message travels.
+type Direction string
+
+// The two directions of a link.
+const (
+	ClientToServer Direction = "c2s"
+	ServerToClient Direction = "s2c"
+)
+
+// Reverse returns the other direction.
+func (d Direction) Reverse() Direction {
+	if d == ClientToServer {
+		return ServerToClient
+	}
+	return ClientToServer
+}
+
+// Message is one framed message crossing a link: on stdio, one line without
+// its newline.
+type Message struct {
+	// Seq is the arrival order at the proxy, across both directions,
+	// starting at 1. Synthetic messages get their own sequence numbers.
+	Seq int64
+	// Dir is where the message is going.
+	Dir Direction
+	// Raw is the message exactly as read, without the frame delimiter.
+	Raw []byte
+	// At is the arrival time since the link started (monotonic).
+	At time.Duration
+	// Synthetic is true for messages a fault injected.
+	Synthetic bool
+	// NoDelimiter is true for a final fragment that ended without a
+	// newline; it is delivered without one too.
+	NoDelimiter bool
+
+	once sync.Once
+	env  jsonrpc.Envelope
+}
+
+// Envelope parses the JSON-RPC envelope on first use.
+func (m *Message) Envelope() jsonrpc.Envelope {
+	m.once.Do(func() { m.env = jsonrpc.Parse(m.Raw) })
+	return m.env
+}
+
+// clone returns a copy that shares the bytes (they are never mutated).
+func (m *Message) clone() *Message {
+	return &Message{Seq: m.Seq, Dir: m.Dir, Raw: m.Raw, At: m.At, Synthetic: m.Synthetic, NoDelimiter: m.NoDelimiter}
+}

@@ -1,0 +1,224 @@
+package faultproxy
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+)
+
+// Rule is a match and a fault: when a message satisfies Match (and the
+// occurrence and arming conditions), Fault decides what happens to it.
+type Rule struct {
+	// Name identifies the rule in the transcript and the control API.
+	Name string
+	// Match selects the messages the rule considers.
+	Match Match
+	// Nth, when > 0, fires only on the nth message (1-based) that satisfies
+	// Match (and After); otherwise every such message fires.
+	Nth int
+	// After, when set, arms the rule only once a message satisfying it has
+	// been seen by the proxy; messages before that are not counted.
+	After *Match
+	// Times, when > 0, bounds how many times the rule fires.
+	Times int
+	// Fault is what happens to a selected message.
+	Fault Fault
+	// Seed seeds the rule's own random source, for faults that draw
+	// (probabilistic drops, jitter). Zero means a seed derived from Name.
+	Seed uint64
+}
+
+// ruleState is the mutable state of an installed rule.
+type ruleState struct {
+	Rule
+	armed bool
+	seen  int
+	fired int
+	rng   *rand.Rand
+}
+
+// Rules is the rule set of a link. Rules are evaluated in order for every
+// message; the first that fires applies its fault. Set replaces the whole set
+// atomically, so a fault set is installed before traffic starts.
+type Rules struct {
+	mu    sync.Mutex
+	rules []*ruleState
+	// methods remembers the method of each request seen, per direction of
+	// the request, so replies can be matched with RepliesTo.
+	methods map[Direction]map[jsonrpc.ID]string
+}
+
+// NewRules returns an empty rule set.
+func NewRules() *Rules {
+	return &Rules{methods: map[Direction]map[jsonrpc.ID]string{ClientToServer: {}, ServerToClient: {}}}
+}
+
+func newState(r Rule) (*ruleState, error) {
+	if r.Fault == nil {
+		return nil, fmt.Errorf("rule %q: no fault", r.Name)
+	}
+	seed := r.Seed
+	if seed == 0 {
+		for _, c := range r.Name {
+			seed = seed*131 + uint64(c)
+		}
+		seed++
+	}
+	return &ruleState{Rule: r, armed: r.After == nil, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil
+}
+
+// Set replaces every rule at once.
+func (rs *Rules) Set(rules ...Rule) error {
+	states := make([]*ruleState, 0, len(rules))
+	for _, r := range rules {
+		st, err := newState(r)
+		if err != nil {
+			return err
+		}
+		states = append(states, st)
+	}
+	rs.mu.Lock()
+	rs.rules = states
+	rs.mu.Unlock()
+	return nil
+}
+
+// Add appends a rule.
+func (rs *Rules) Add(r Rule) error {
+	st, err := newState(r)
+	if err != nil {
+		return err
+	}
+	rs.mu.Lock()
+	rs.rules = append(rs.rules, st)
+	rs.mu.Unlock()
+	return nil
+}
+
+// Remove deletes the rules named name and reports whether any existed.
+func (rs *Rules) Remove(name string) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	kept := rs.rules[:0]
+	found := false
+	for _, st := range rs.rules {
+		if st.Name == name {
+			found = true
+			continue
+		}
+		kept = append(kept, st)
+	}
+	rs.rules = kept
+	return found
+}
+
+// Clear removes every rule.
+func (rs *Rules) Clear() { _ = rs.Set() }
+
+// Fired returns how many times the named rule has fired.
+func (rs *Rules) Fired(name string) int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	n := 0
+	for _, st := range rs.rules {
+		if st.Name == name {
+			n += st.fired
+		}
+	}
+	return n
+}
+
+// selected is a rule that fired on a message.
+type selected struct {
+	name  string
+	fault Fault
+	rng   *rand.Rand
+}
+
+// evaluate updates every rule's counters for msg and returns the first rule
+// that fires, if any.
+func (rs *Rules) evaluate(msg *Message) (selected, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if len(rs.rules) == 0 {
+		// The fast path: with no rule the message is not even parsed.
+		return selected{}, false
+	}
+	env := msg.Envelope()
+	replied := ""
+	if env.Kind.IsReply() && env.ID != "" {
+		replied = rs.methods[msg.Dir.Reverse()][env.ID]
+	}
+	if env.Kind == jsonrpc.Request && env.ID != "" {
+		rs.methods[msg.Dir][env.ID] = env.Method
+	}
+	var out selected
+	found := false
+	for _, st := range rs.rules {
+		if !st.armed {
+			if st.After.matches(msg, replied) {
+				st.armed = true
+			}
+			continue
+		}
+		if !st.Match.matches(msg, replied) {
+			continue
+		}
+		st.seen++
+		if st.Nth > 0 && st.seen != st.Nth {
+			continue
+		}
+		if st.Times > 0 && st.fired >= st.Times {
+			continue
+		}
+		if found {
+			continue
+		}
+		st.fired++
+		out, found = selected{name: st.Name, fault: st.Fault, rng: st.rng}, true
+	}
+	return out, found
+}
+
+// Fault acts on one selected message. It decides whether, when and how often
+// the message reaches its destination, through the Conduit.
+type Fault interface {
+	// Apply handles msg. It must not block the link for long: a fault that
+	// waits starts its work with Conduit.Go.
+	Apply(ctx context.Context, c Conduit, msg *Message)
+}
+
+// Conduit is what a fault may do to a link.
+type Conduit interface {
+	// Deliver writes msg to its destination now.
+	Deliver(msg *Message) error
+	// Inject sends a synthetic message in dir.
+	Inject(dir Direction, raw []byte) error
+	// WaitPassed blocks until a message satisfying m has been delivered
+	// (including before the call), or ctx ends.
+	WaitPassed(ctx context.Context, m Match) error
+	// Signal sends sig to the server's process group.
+	Signal(sig Signal) error
+	// Record writes a fault entry for msg in the transcript.
+	Record(msg *Message, fault, text string)
+	// Go runs fn on its own goroutine, bounded by the link's lifetime.
+	Go(fn func(ctx context.Context))
+	// Rand is the firing rule's own seeded random source.
+	Rand() *rand.Rand
+	// Rule names the firing rule.
+	Rule() string
+}
+
+// repliedMethod returns the method of the request msg answers, if known.
+func (rs *Rules) repliedMethod(msg *Message) string {
+	env := msg.Envelope()
+	if !env.Kind.IsReply() || env.ID == "" {
+		return ""
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.methods[msg.Dir.Reverse()][env.ID]
+}

@@ -1,0 +1,159 @@
+package faultproxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// EntryKind says what a transcript entry records.
+type EntryKind string
+
+// The kinds of transcript entry.
+const (
+	// EntryMessage is a message as it arrived at the proxy.
+	EntryMessage EntryKind = "message"
+	// EntryFault is a fault acting on a message (drop, hold, release, ...).
+	EntryFault EntryKind = "fault"
+	// EntryStderr is one line the server wrote on its stderr.
+	EntryStderr EntryKind = "stderr"
+	// EntryProcess is a process event: started, signalled, exited.
+	EntryProcess EntryKind = "process"
+	// EntryNote is free text from the proxy or a check.
+	EntryNote EntryKind = "note"
+)
+
+// Entry is one transcript record.
+type Entry struct {
+	// Index is the entry's position in the transcript.
+	Index int `json:"i"`
+	// At is the monotonic time since the link started.
+	At time.Duration `json:"at"`
+	// Kind is what the entry records.
+	Kind EntryKind `json:"kind"`
+	// Dir and Seq identify the message, for message and fault entries.
+	Dir Direction `json:"dir,omitempty"`
+	Seq int64     `json:"seq,omitempty"`
+	// Raw is the message bytes as they crossed.
+	Raw []byte `json:"-"`
+	// Rule and Fault name what acted, for fault entries.
+	Rule  string `json:"rule,omitempty"`
+	Fault string `json:"fault,omitempty"`
+	// Text is a stderr line, a process event or a note.
+	Text string `json:"text,omitempty"`
+}
+
+// Transcript is the ordered, append-only record of a link. It is safe for
+// concurrent use.
+type Transcript struct {
+	start time.Time
+
+	mu      sync.Mutex
+	entries []Entry
+	changed chan struct{}
+	sink    io.Writer
+}
+
+// NewTranscript starts an empty transcript whose clock starts now. When sink
+// is not nil every entry is also written to it as one JSON line.
+func NewTranscript(sink io.Writer) *Transcript {
+	return &Transcript{start: time.Now(), changed: make(chan struct{}), sink: sink}
+}
+
+// Since returns the monotonic time elapsed since the transcript started.
+func (t *Transcript) Since() time.Duration { return time.Since(t.start) }
+
+// Add appends an entry, stamping its index (and its time when zero).
+func (t *Transcript) Add(e Entry) Entry {
+	if e.At == 0 {
+		e.At = t.Since()
+	}
+	t.mu.Lock()
+	e.Index = len(t.entries)
+	t.entries = append(t.entries, e)
+	close(t.changed)
+	t.changed = make(chan struct{})
+	if t.sink != nil {
+		_ = writeJSONLine(t.sink, e)
+	}
+	t.mu.Unlock()
+	return e
+}
+
+// Note appends a free-text entry.
+func (t *Transcript) Note(format string, args ...any) {
+	t.Add(Entry{Kind: EntryNote, Text: fmt.Sprintf(format, args...)})
+}
+
+// Len returns the number of entries so far.
+func (t *Transcript) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries)
+}
+
+// Entries returns a copy of every entry.
+func (t *Transcript) Entries() []Entry { return t.Since0(0) }
+
+// Since0 returns a copy of the entries from index i on.
+func (t *Transcript) Since0(i int) []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(t.entries) {
+		return nil
+	}
+	return append([]Entry(nil), t.entries[i:]...)
+}
+
+// Changed returns a channel closed at the next Add.
+func (t *Transcript) Changed() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed
+}
+
+
+// MarshalJSON writes the entry with its time in milliseconds and the raw
+// bytes as JSON when valid, else as a string.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry
+	je := struct {
+		plain
+		AtMs float64         `json:"atMs"`
+		Msg  json.RawMessage `json:"msg,omitempty"`
+		Line *string         `json:"line,omitempty"`
+	}{plain: plain(e), AtMs: float64(e.At.Microseconds()) / 1000}
+	if e.Raw != nil {
+		if json.Valid(e.Raw) {
+			je.Msg = e.Raw
+		} else {
+			s := string(e.Raw)
+			je.Line = &s
+		}
+	}
+	return json.Marshal(je)
+}
+
+func writeJSONLine(w io.Writer, e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteJSONL writes every entry as one JSON line.
+func (t *Transcript) WriteJSONL(w io.Writer) error {
+	for _, e := range t.Entries() {
+		if err := writeJSONLine(w, e); err != nil {
+			return fmt.Errorf("write transcript: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ConsoleOptions tunes WriteConsole.
+type ConsoleOptions struct {
+	// Color wraps statuses and the verdict in ANSI colour codes. Set it only
+	// when the output is a terminal.
+	Color bool
+	// Verbose adds each check's duration, the target's command or URL, and the
+	// transcripts of FAIL, WARN and ERROR checks.
+	Verbose bool
+	// Strict makes WARN fail the verdict and exit code, as --strict does.
+	Strict bool
+}
+
+// ANSI escape sequences; nothing else is used for colour.
+const (
+	ansiReset   = "\x1b[0m"
+	ansiBold    = "\x1b[1m"
+	ansiRed     = "\x1b[31m"
+	ansiGreen   = "\x1b[32m"
+	ansiYellow  = "\x1b[33m"
+	ansiMagenta = "\x1b[35m"
+	ansiCyan    = "\x1b[36m"
+)
+
+// statusWidth is the width of the status column: len("ERROR").
+const statusWidth = 5
+
+// WriteConsole writes the human summary of a run: a header naming the target
+// (transport, protocol version, mutant), one line per check
+//
+//	FAIL   IDEM-SAME-KEY          Same key runs the effect once
+//	       executed 2 times for one key
+//
+// with the reason indented under every check that did not pass, a totals line
+// "PASS 12  FAIL 1  WARN 2  SKIP 3  ERROR 0", and a verdict line with the exit
+// code ExitCode gives ("verdict: FAIL (exit 1)"). Totals are recomputed from
+// the checks. Text from the target is escaped so it cannot drive the
+// terminal.
+func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
+	if r == nil {
+		return errors.New("reports: nil report")
+	}
+	var b bytes.Buffer
+	b.WriteString(header(r))
+	b.WriteByte('\n')
+	if opts.Verbose {
+		if r.Target.Command != "" {
+			fmt.Fprintf(&b, "  command: %s\n", oneLine(r.Target.Command))
+		}
+		if r.Target.URL != "" {
+			fmt.Fprintf(&b, "  url: %s\n", oneLine(r.Target.URL))
+		}
+	}
+	b.WriteByte('\n')
+
+	idWidth := 0
+	for _, c := range r.Checks {
+		idWidth = max(idWidth, len(oneLine(c.ID)))
+	}
+	indent := strings.Repeat(" ", statusWidth+2)
+	for _, c := range r.Checks {
+		id := oneLine(c.ID)
+		line := paint(opts.Color, c.Status, pad(statusLabel(c.Status), statusWidth)) + "  " + id
+		if title := oneLine(c.Title); title != "" {
+			line += strings.Repeat(" ", idWidth-len(id)) + "  " + title
+		}
+		if opts.Verbose {
+			line += "  (" + formatMs(c.DurationMs) + ")"
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+		if c.Status == Pass {
+			continue
+		}
+		if c.Reason != "" {
+			for _, l := range strings.Split(strings.TrimRight(c.Reason, "\n"), "\n") {
+				b.WriteString(strings.TrimRight(indent+oneLine(l), " "))
+				b.WriteByte('\n')
+			}
+		}
+		if opts.Verbose && keepsTranscript(c.Status) && len(c.Transcript) > 0 {
+			var t bytes.Buffer
+			FormatTranscript(&t, c.Transcript)
+			for _, l := range strings.SplitAfter(t.String(), "\n") {
+				if l != "" {
+					b.WriteString(indent + l)
+				}
+			}
+		}
+	}
+	if len(r.Checks) == 0 {
+		b.WriteString("no checks ran\n")
+	}
+	b.WriteByte('\n')
+
+	s := Summarize(r.Checks)
+	fmt.Fprintf(&b, "%s %d  %s %d  %s %d  %s %d  %s %d\n",
+		paint(opts.Color, Pass, "PASS"), s.Pass,
+		paint(opts.Color, Fail, "FAIL"), s.Fail,
+		paint(opts.Color, Warn, "WARN"), s.Warn,
+		paint(opts.Color, Skip, "SKIP"), s.Skip,
+		paint(opts.Color, Error, "ERROR"), s.Error)
+	b.WriteString(verdict(s, opts))
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// header is the first line of the console summary.
+func header(r *Report) string {
+	tool := orDefault(r.Tool.Name, "mcp-conform")
+	if r.Tool.Version != "" {
+		tool += " " + r.Tool.Version
+	}
+	var details []string
+	if r.Target.Transport != "" {
+		details = append(details, r.Target.Transport)
+	}
+	if r.Target.ProtocolVersion != "" {
+		details = append(details, "protocol "+r.Target.ProtocolVersion)
+	}
+	if r.Target.Mutant != "" {
+		details = append(details, "mutant "+r.Target.Mutant)
+	}
+	h := tool + "  target " + orDefault(r.Target.Name, "(unnamed)")
+	if len(details) > 0 {
+		h += " (" + strings.Join(details, ", ") + ")"
+	}
+	return oneLine(h)
+}
+
+// verdict is the closing line: the verdict and the exit code it implies.
+func verdict(s Summary, opts ConsoleOptions) string {
+	code := ExitCode(s, opts.Strict)
+	var word Status
+	switch code {
+	case 0:
+		word = Pass
+	case 1:
+		word = Fail
+	default:
+		word = Error
+	}
+	line := "verdict: " + paint(opts.Color, word, string(word))
+	if code == 0 && s.Warn > 0 {
+		line += fmt.Sprintf(" with %d %s", s.Warn, plural(s.Warn, "warning", "warnings"))
+	}
+	notes := []string{"exit " + strconv.Itoa(code)}
+	if code == 1 && s.Fail == 0 {
+		notes = append(notes, "strict: warnings fail")
+	}
+	if s == (Summary{}) {
+		notes = append(notes, "no checks ran")
+	}
+	line += " (" + strings.Join(notes, "; ") + ")"
+	return line
+}
+
+// WriteProgress writes one live progress line for a check that just ended:
+//
+//	[ 3/14] PASS  CANCEL-STDIO-SUPPRESS (412ms)
+//	[ 4/14] SKIP  IDEM-SAME-KEY (0ms): the manifest declares no mutation role
+//
+// The reason's first line follows for checks that did not pass. color adds
+// ANSI colour to the status.
+func WriteProgress(w io.Writer, done, total int, c Check, color bool) error {
+	n := len(strconv.Itoa(total))
+	line := fmt.Sprintf("[%*d/%d] %s  %s (%s)", n, done, total,
+		paint(color, c.Status, pad(statusLabel(c.Status), statusWidth)),
+		oneLine(c.ID), formatMs(c.DurationMs))
+	if c.Status != Pass && c.Reason != "" {
+		first, _, _ := strings.Cut(c.Reason, "\n")
+		line += ": " + truncated(first, 160, len(first))
+	}
+	_, err := io.WriteString(w, line+"\n")
+	return err
+}
+
+// statusLabel is how a status is printed; an empty one shows as "?".
+func statusLabel(s Status) string {
+	if s == "" {
+		return "?"
+	}
+	return oneLine(string(s))
+}
+
+// paint colours text by status when color is set.
+func paint(color bool, s Status, text string) string {
+	if !color {
+		return text
+	}
+	var code string
+	switch s {
+	case Pass:
+		code = ansiGreen
+	case Fail:
+		code = ansiBold + ansiRed
+	case Warn:
+		code = ansiYellow
+	case Skip:
+		code = ansiCyan
+	default:
+		code = ansiBold + ansiMagenta
+	}
+	return code + text + ansiReset
+}
+
+// pad right-pads s with spaces to width bytes.
+func pad(s string, width int) string {
+	if len(s) >= width {
+		return s
+	}
+	return s + strings.Repeat(" ", width-len(s))
+}
+
+// formatMs renders a duration given in milliseconds: "412ms", "12.3s".
+func formatMs(ms float64) string {
+	ms = finite(ms)
+	switch {
+	case ms < 0:
+		ms = 0
+	case ms >= 10000:
+		return strconv.FormatFloat(ms/1000, 'f', 1, 64) + "s"
+	case ms >= 1000:
+		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + "s"
+	}
+	return strconv.FormatFloat(ms, 'f', 0, 64) + "ms"
+}
+
+// plural picks the singular or the plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,269 @@
+package reports
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The JUnit document. Field order is element order.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties *junitProps     `xml:"properties"`
+	Cases      []junitTestCase `xml:"testcase"`
+}
+
+type junitProps struct {
+	Props []junitProp `xml:"property"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitTestCase struct {
+	Classname  string        `xml:"classname,attr"`
+	Name       string        `xml:"name,attr"`
+	Time       string        `xml:"time,attr"`
+	Properties *junitProps   `xml:"properties"`
+	Failure    *junitProblem `xml:"failure"`
+	Error      *junitProblem `xml:"error"`
+	Skipped    *junitSkipped `xml:"skipped"`
+	SystemOut  *junitText    `xml:"system-out"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",cdata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+// WriteJUnit writes r as JUnit XML, the shape CI systems (GitHub, GitLab,
+// Jenkins, Azure) display: one <testsuites> holding one <testsuite> named
+// after the target, with the target's transport, protocolVersion and mutant
+// as <properties>, and one <testcase> per check, classname
+// "mcp-conform.<AREA>" and name "<ID> <title>". Counts are recomputed from
+// the checks.
+//
+// A FAIL check carries <failure message=reason type=level>, an ERROR check
+// <error message=reason>, a SKIP check <skipped message=reason/>. A WARN check
+// is a passing testcase with the property status=WARN and its reason in
+// <system-out>. The transcripts of FAIL, WARN and ERROR checks are written as
+// FormatTranscript lines in <system-out>. A check with an unknown status is
+// reported as an error, since it is a harness bug.
+//
+// The output is well-formed XML whatever the transcripts hold: invalid UTF-8
+// and characters XML 1.0 forbids (NUL, most C0 controls) are escaped as \xNN
+// or replaced with U+FFFD.
+func WriteJUnit(w io.Writer, r *Report) error {
+	if r == nil {
+		return errors.New("reports: nil report")
+	}
+	suite := junitSuite{
+		Name:       xmlSafe(orDefault(r.Target.Name, "mcp-conform")),
+		Tests:      len(r.Checks),
+		Properties: suiteProps(r),
+		Cases:      make([]junitTestCase, 0, len(r.Checks)),
+	}
+	if !r.StartedAt.IsZero() {
+		suite.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+	}
+	var sumMs float64
+	for _, c := range r.Checks {
+		tc := junitCase(c)
+		switch {
+		case tc.Failure != nil:
+			suite.Failures++
+		case tc.Error != nil:
+			suite.Errors++
+		case tc.Skipped != nil:
+			suite.Skipped++
+		}
+		sumMs += finite(c.DurationMs)
+		suite.Cases = append(suite.Cases, tc)
+	}
+	totalMs := finite(r.Duration)
+	if totalMs <= 0 {
+		totalMs = sumMs
+	}
+	suite.Time = seconds(totalMs)
+	doc := junitSuites{
+		Name:     "mcp-conform",
+		Tests:    suite.Tests,
+		Failures: suite.Failures,
+		Errors:   suite.Errors,
+		Skipped:  suite.Skipped,
+		Time:     suite.Time,
+		Suites:   []junitSuite{suite},
+	}
+	out, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: encode JUnit report: %w", err)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	out = append(out, '\n')
+	_, err = w.Write(out)
+	return err
+}
+
+// suiteProps lists what a CI reader needs to know about the target.
+func suiteProps(r *Report) *junitProps {
+	var props []junitProp
+	add := func(name, value string) {
+		if value != "" {
+			props = append(props, junitProp{Name: name, Value: xmlSafe(value)})
+		}
+	}
+	add("transport", r.Target.Transport)
+	add("protocolVersion", r.Target.ProtocolVersion)
+	add("mutant", r.Target.Mutant)
+	add("command", r.Target.Command)
+	add("url", r.Target.URL)
+	add("tool", strings.TrimSpace(r.Tool.Name+" "+r.Tool.Version))
+	add("schema", SchemaV1)
+	return &junitProps{Props: props}
+}
+
+// junitCase renders one check.
+func junitCase(c Check) junitTestCase {
+	name := c.ID
+	if c.Title != "" {
+		name += " " + c.Title
+	}
+	tc := junitTestCase{
+		Classname: xmlSafe("mcp-conform." + area(c.ID)),
+		Name:      xmlSafe(strings.TrimSpace(name)),
+		Time:      seconds(c.DurationMs),
+	}
+	reason := xmlSafe(c.Reason)
+	switch c.Status {
+	case Pass:
+	case Skip:
+		tc.Skipped = &junitSkipped{Message: reason}
+	case Fail:
+		tc.Failure = &junitProblem{
+			Message: reason,
+			Type:    string(orDefault(c.Level, Must)),
+			Text:    xmlSafe(problemText(c)),
+		}
+	case Warn:
+		tc.Properties = &junitProps{Props: []junitProp{{Name: "status", Value: string(Warn)}}}
+	case Error:
+		tc.Error = &junitProblem{Message: reason, Text: xmlSafe(problemText(c))}
+	default:
+		msg := xmlSafe(fmt.Sprintf("unknown status %q", c.Status))
+		if reason != "" {
+			msg += ": " + reason
+		}
+		tc.Error = &junitProblem{Message: msg, Type: "harness", Text: xmlSafe(problemText(c))}
+	}
+	if c.Status != Pass && c.Status != Skip {
+		if out := systemOut(c); out != "" {
+			tc.SystemOut = &junitText{Text: xmlSafe(out)}
+		}
+	}
+	return tc
+}
+
+// problemText is the body of a <failure> or <error>: the reason, then where
+// the rule comes from.
+func problemText(c Check) string {
+	var b strings.Builder
+	b.WriteString(c.Reason)
+	b.WriteByte('\n')
+	b.WriteString(references(c))
+	return strings.TrimSpace(b.String())
+}
+
+// references lists the level, clause and specification files of a check, one
+// per line.
+func references(c Check) string {
+	var b strings.Builder
+	if c.Level != "" {
+		fmt.Fprintf(&b, "level: %s\n", c.Level)
+	}
+	if c.Clause != "" {
+		fmt.Fprintf(&b, "clause: %s\n", c.Clause)
+	}
+	for _, s := range c.Spec {
+		fmt.Fprintf(&b, "spec: %s\n", s)
+	}
+	return b.String()
+}
+
+// systemOut is what a FAIL, WARN or ERROR testcase prints: for WARN the reason
+// and references (there is no failure element to hold them), then the
+// transcript.
+func systemOut(c Check) string {
+	var b strings.Builder
+	if c.Status == Warn {
+		fmt.Fprintf(&b, "WARN (%s): %s\n", orDefault(c.Level, Should), c.Reason)
+		b.WriteString(references(c))
+	}
+	if len(c.Transcript) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "transcript (%d %s):\n", len(c.Transcript), plural(len(c.Transcript), "entry", "entries"))
+		FormatTranscript(&b, c.Transcript)
+	}
+	return b.String()
+}
+
+// area is the AREA of an AREA-NAME check id, or the whole id when it has no
+// dash.
+func area(id string) string {
+	if id == "" {
+		return "UNKNOWN"
+	}
+	a, _, _ := strings.Cut(id, "-")
+	return a
+}
+
+// seconds renders milliseconds as the seconds JUnit wants, to the millisecond.
+func seconds(ms float64) string {
+	ms = finite(ms)
+	if ms < 0 {
+		ms = 0
+	}
+	return strconv.FormatFloat(ms/1000, 'f', 3, 64)
+}
+
+// orDefault returns v, or def when v is empty.
+func orDefault[T ~string](v, def T) T {
+	if v == "" {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,143 @@
+// Package reports turns the results of a conformance run into what people and
+// CI systems read: a console summary, JUnit XML and the stable JSON report
+// (schema mcp-conform/report/v1). It imports nothing else of the harness; the
+// suites fill in the model defined here.
+package reports
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaV1 is the value of the "schema" field of every JSON report this
+// package writes. Scripts key on it; a new incompatible shape gets a new name.
+const SchemaV1 = "mcp-conform/report/v1"
+
+// Status is the verdict of one check.
+type Status string
+
+// The five verdicts. FAIL is a broken MUST, WARN a broken SHOULD, SKIP a check
+// that could not apply (with the reason), ERROR a harness failure.
+const (
+	Pass  Status = "PASS"
+	Fail  Status = "FAIL"
+	Warn  Status = "WARN"
+	Skip  Status = "SKIP"
+	Error Status = "ERROR"
+)
+
+// Level is the strength of the clause a check enforces.
+type Level string
+
+// Levels, as in RFC 2119 wording of the specification.
+const (
+	Must   Level = "MUST"
+	Should Level = "SHOULD"
+)
+
+// Report is one whole run: the target, every check result and the totals.
+type Report struct {
+	Schema    string    `json:"schema"`
+	Tool      Tool      `json:"tool"`
+	Target    Target    `json:"target"`
+	StartedAt time.Time `json:"startedAt"`
+	Duration  float64   `json:"durationMs"`
+	Checks    []Check   `json:"checks"`
+	Summary   Summary   `json:"summary"`
+}
+
+// Tool names the harness that produced a report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target describes the server under test as the run saw it.
+type Target struct {
+	Name            string `json:"name"`
+	Transport       string `json:"transport"`
+	ProtocolVersion string `json:"protocolVersion"`
+	Command         string `json:"command,omitempty"`
+	URL             string `json:"url,omitempty"`
+	Mutant          string `json:"mutant,omitempty"`
+}
+
+// Check is the result of one check against the target.
+type Check struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Level      Level    `json:"level"`
+	Status     Status   `json:"status"`
+	Reason     string   `json:"reason,omitempty"`
+	Spec       []string `json:"spec"`
+	Clause     string   `json:"clause,omitempty"`
+	DurationMs float64  `json:"durationMs"`
+	// Transcript is the evidence: every message and fault of the check, in
+	// order. It is always kept for FAIL, WARN and ERROR.
+	Transcript []Entry `json:"transcript,omitempty"`
+}
+
+// Entry is one line of a transcript: a message that crossed the proxy, a fault
+// the proxy applied, a line the server wrote on stderr, or a note from the
+// check itself.
+type Entry struct {
+	// AtMs is the monotonic time since the link started, in milliseconds.
+	AtMs float64 `json:"atMs"`
+	// Kind is "message", "fault", "stderr", "process" or "note".
+	Kind string `json:"kind"`
+	// Dir is "c2s" (client to server) or "s2c" for messages and faults.
+	Dir string `json:"dir,omitempty"`
+	// Rule and Fault name the rule and fault that acted, for fault entries.
+	Rule  string `json:"rule,omitempty"`
+	Fault string `json:"fault,omitempty"`
+	// Raw is the message exactly as it crossed, as JSON when it parses and as
+	// a string otherwise (see Text).
+	Raw json.RawMessage `json:"raw,omitempty"`
+	// Text holds bytes that are not JSON (stderr lines, garbage on stdout)
+	// and free-form notes.
+	Text string `json:"text,omitempty"`
+}
+
+// Summary counts the checks by status.
+type Summary struct {
+	Pass  int `json:"pass"`
+	Fail  int `json:"fail"`
+	Warn  int `json:"warn"`
+	Skip  int `json:"skip"`
+	Error int `json:"error"`
+}
+
+// Summarize counts the statuses of checks.
+func Summarize(checks []Check) Summary {
+	var s Summary
+	for _, c := range checks {
+		switch c.Status {
+		case Pass:
+			s.Pass++
+		case Fail:
+			s.Fail++
+		case Warn:
+			s.Warn++
+		case Skip:
+			s.Skip++
+		case Error:
+			s.Error++
+		}
+	}
+	return s
+}
+
+// ExitCode is the process exit code a CI can gate on: 2 when the harness
+// could not run a check (ERROR), 1 when a MUST failed (or a SHOULD warned and
+// strict is set), 0 otherwise.
+func ExitCode(s Summary, strict bool) int {
+	switch {
+	case s.Error > 0:
+		return 2
+	case s.Fail > 0:
+		return 1
+	case strict && s.Warn > 0:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Install the pinned real MCP servers that mcp-conform uses as targets.
+#
+#   scripts/install-targets.sh            # install (no-op when already installed)
+#   scripts/install-targets.sh --force    # reinstall from the lockfile
+#
+# The packages are pinned in .targets/package.json and locked in
+# .targets/package-lock.json (both committed); they are installed with `npm ci`
+# into .targets/node_modules/ (git-ignored). Needs node >= 20 and npm.
+# Install scripts are not run (--ignore-scripts): the pinned packages ship
+# prebuilt dist/ files and need none.
+#
+# On success it prints, one per line, "NAME VERSION ENTRY" where ENTRY is the
+# server's entry file relative to the repository root, e.g.
+#   server-everything 2026.8.31 .targets/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+prefix="$root/.targets"
+
+# name | npm package | entry file inside the package
+targets=(
+  "server-everything|@modelcontextprotocol/server-everything|dist/index.js"
+)
+
+force=0
+case "${1:-}" in
+  --force) force=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "install-targets: unknown argument: $1" >&2; exit 2 ;;
+esac
+
+command -v node >/dev/null 2>&1 || { echo "install-targets: node not found (need node >= 20)" >&2; exit 1; }
+command -v npm  >/dev/null 2>&1 || { echo "install-targets: npm not found" >&2; exit 1; }
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 20 ]; then
+  echo "install-targets: node $(node --version) is too old (need >= 20)" >&2
+  exit 1
+fi
+
+[ -f "$prefix/package.json" ] || { echo "install-targets: missing $prefix/package.json" >&2; exit 1; }
+
+# The stamp records what was installed: the lockfile (or package.json) digest
+# and the node major version. Same stamp + entries present => nothing to do.
+hash_file() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
+  else shasum -a 256 "$1" | cut -d' ' -f1; fi
+}
+if [ -f "$prefix/package-lock.json" ]; then
+  want="lock:$(hash_file "$prefix/package-lock.json") node:$node_major"
+else
+  want="pkg:$(hash_file "$prefix/package.json") node:$node_major"
+fi
+stamp="$prefix/node_modules/.mcp-conform-installed"
+
+entries_present() {
+  local t name pkg entry
+  for t in "${targets[@]}"; do
+    IFS='|' read -r name pkg entry <<<"$t"
+    [ -f "$prefix/node_modules/$pkg/$entry" ] || return 1
+  done
+}
+
+if [ "$force" -eq 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && entries_present; then
+  : # already installed
+else
+  echo "install-targets: installing into $prefix ..." >&2
+  npm_flags=(--prefix "$prefix" --no-audit --no-fund --ignore-scripts --loglevel=error)
+  if [ -f "$prefix/package-lock.json" ]; then
+    # npm ci removes node_modules first and installs exactly the lockfile.
+    npm ci "${npm_flags[@]}" >&2
+  else
+    npm install "${npm_flags[@]}" >&2
+  fi
+  entries_present || { echo "install-targets: install finished but an entry file is missing" >&2; exit 1; }
+  printf '%s\n' "$want" >"$stamp"
+fi
+
+for t in "${targets[@]}"; do
+  IFS='|' read -r name pkg entry <<<"$t"
+  version="$(node -p "require(process.argv[1]).version" "$prefix/node_modules/$pkg/package.json")"
+  echo "$name $version .targets/node_modules/$pkg/$entry"
+done
