@@ -117,7 +117,6 @@ func (t *Transcript) Changed() <-chan struct{} {
 	return t.changed
 }
 
-
 // MarshalJSON writes the entry with its time in milliseconds and the raw
 // bytes as JSON when valid, else as a string.
 func (e Entry) MarshalJSON() ([]byte, error) {
