@@ -1,0 +1,503 @@
+// Package clients holds the MCP clients the conformance suites drive.
+//
+// The wire client (Wire) sees everything on a newline-delimited JSON-RPC
+// connection (stdio framing): every inbound line is recorded, in arrival
+// order and byte for byte, whether or not it is valid JSON and whether or not
+// anyone waits for it. Outbound, a check chooses exactly what is sent: raw
+// bytes (SendRaw), requests with explicit ids (Start), or the convenience
+// path (Call). Negotiate picks the protocol era the server speaks; in the
+// modern era every request built by Start carries the per-request _meta
+// fields the 2026-07-28 specification requires.
+package clients
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+)
+
+// Defaults applied by NewWire to zero WireOptions fields.
+const (
+	DefaultMaxLine       = 16 << 20
+	DefaultClientName    = "mcp-conform"
+	DefaultClientVersion = "0.0.0-dev"
+	DefaultProbeTimeout  = 2 * time.Second
+)
+
+// ErrClosed is returned by waits and sends once Close was called.
+var ErrClosed = errors.New("clients: wire closed")
+
+// ErrLineTooLong is why the reader stopped when an inbound line exceeded
+// WireOptions.MaxLine (see Err).
+var ErrLineTooLong = errors.New("clients: inbound line exceeds the maximum length")
+
+// ErrConnEnded is returned by waits when the reader ended (EOF or read error)
+// before the awaited message arrived; it wraps the reader's error, if any.
+var ErrConnEnded = errors.New("clients: connection ended")
+
+// Message is one inbound message, exactly as received.
+type Message struct {
+	// Seq is the 0-based arrival order.
+	Seq int
+	// At is the arrival time (it carries a monotonic clock reading).
+	At time.Time
+	// Raw is the line without its newline. Callers must not modify it.
+	Raw []byte
+	// Env is the parsed envelope; Env.Kind is jsonrpc.Invalid for lines that
+	// are not a JSON-RPC object (including empty lines).
+	Env jsonrpc.Envelope
+	// Partial is true for a final line cut off by EOF before its newline.
+	Partial bool
+}
+
+// WireOptions configures a Wire. The zero value is usable.
+type WireOptions struct {
+	// MaxLine bounds one inbound line (without its newline), default
+	// DefaultMaxLine. A longer line stops the reader with ErrLineTooLong.
+	MaxLine int
+	// ClientName and ClientVersion identify the client (clientInfo);
+	// defaults DefaultClientName and DefaultClientVersion.
+	ClientName    string
+	ClientVersion string
+	// ProbeTimeout bounds the server/discover probe of Negotiate, default
+	// DefaultProbeTimeout; no answer within it means a legacy server.
+	ProbeTimeout time.Duration
+}
+
+func (o WireOptions) withDefaults() WireOptions {
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	if o.ClientName == "" {
+		o.ClientName = DefaultClientName
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = DefaultClientVersion
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	return o
+}
+
+// Wire is a wire-level MCP client over one line-framed connection. All
+// methods are safe for concurrent use.
+type Wire struct {
+	conn io.ReadWriteCloser
+	opts WireOptions
+
+	nextID atomic.Int64
+
+	// wsem serialises writes (a semaphore so that acquiring it honours ctx);
+	// wbroken, guarded by wsem, is set after a partial write corrupted the
+	// framing, and fails every later write.
+	wsem    chan struct{}
+	wbroken error
+	writers sync.WaitGroup
+
+	mu          sync.Mutex
+	msgs        []Message
+	signal      chan struct{} // closed and replaced on every change
+	pending     map[jsonrpc.ID][]*Pending
+	ended       bool  // the reader finished
+	err         error // why it finished
+	closeCalled bool
+	session     Session
+
+	readerDone chan struct{}
+	closing    chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// NewWire wraps conn and starts the one reader goroutine. Close the Wire to
+// release it.
+func NewWire(conn io.ReadWriteCloser, opts WireOptions) *Wire {
+	w := &Wire{
+		conn:       conn,
+		opts:       opts.withDefaults(),
+		wsem:       make(chan struct{}, 1),
+		signal:     make(chan struct{}),
+		pending:    make(map[jsonrpc.ID][]*Pending),
+		readerDone: make(chan struct{}),
+		closing:    make(chan struct{}),
+	}
+	go w.readLoop()
+	return w
+}
+
+// Options returns the options in effect (defaults filled in).
+func (w *Wire) Options() WireOptions { return w.opts }
+
+func (w *Wire) readLoop() {
+	br := bufio.NewReaderSize(w.conn, 64<<10)
+	var err error
+	for {
+		line, partial, rerr := readLine(br, w.opts.MaxLine)
+		if line != nil {
+			w.record(line, partial)
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+	}
+	w.finish(err)
+}
+
+// readLine returns one line without its "\n". At EOF a non-empty unterminated
+// remainder is returned with partial set, together with io.EOF.
+func readLine(br *bufio.Reader, max int) (line []byte, partial bool, err error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		n := len(buf) + len(frag)
+		if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+			n--
+		}
+		if n > max {
+			return nil, false, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, max)
+		}
+		buf = append(buf, frag...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], false, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case len(buf) > 0:
+			return buf, true, err
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+func (w *Wire) record(raw []byte, partial bool) {
+	at := time.Now()
+	env := jsonrpc.Parse(raw)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := Message{Seq: len(w.msgs), At: at, Raw: raw, Env: env, Partial: partial}
+	w.msgs = append(w.msgs, m)
+	if env.Kind.IsReply() && !env.ID.IsZero() {
+		if q := w.pending[env.ID]; len(q) > 0 {
+			p := q[0]
+			if len(q) == 1 {
+				delete(w.pending, env.ID)
+			} else {
+				w.pending[env.ID] = q[1:]
+			}
+			p.msg = m
+			close(p.done)
+		}
+	}
+	w.broadcastLocked()
+}
+
+func (w *Wire) broadcastLocked() {
+	close(w.signal)
+	w.signal = make(chan struct{})
+}
+
+func (w *Wire) finish(err error) {
+	w.mu.Lock()
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if w.closeCalled && (err == nil || !errors.Is(err, ErrLineTooLong)) {
+		err = ErrClosed
+	}
+	w.ended = true
+	w.err = err
+	endErr := w.endErrLocked()
+	for id, q := range w.pending {
+		for _, p := range q {
+			p.err = endErr
+			close(p.done)
+		}
+		delete(w.pending, id)
+	}
+	w.broadcastLocked()
+	w.mu.Unlock()
+	close(w.readerDone)
+}
+
+// endErrLocked is the error a wait gets once the reader has ended.
+func (w *Wire) endErrLocked() error {
+	switch {
+	case errors.Is(w.err, ErrClosed):
+		return ErrClosed
+	case w.err == nil:
+		return fmt.Errorf("%w (EOF)", ErrConnEnded)
+	default:
+		return fmt.Errorf("%w: %w", ErrConnEnded, w.err)
+	}
+}
+
+// Closed is closed when the reader ended (EOF, read error, oversize line, or
+// Close).
+func (w *Wire) Closed() <-chan struct{} { return w.readerDone }
+
+// Err reports why the reader ended: nil for a clean EOF (or while it still
+// runs), ErrClosed after Close, an error wrapping ErrLineTooLong for an
+// oversize line, or the read error.
+func (w *Wire) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Close closes the connection, waits for the reader goroutine and any
+// in-flight write to end, and unblocks every waiter. It is idempotent and
+// returns the connection's Close error. The connection's Close must unblock
+// a pending Read or Write (true of pipes, os.File pipes and net.Conn).
+func (w *Wire) Close() error {
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		w.closeCalled = true
+		w.mu.Unlock()
+		close(w.closing)
+		w.closeErr = w.conn.Close()
+	})
+	<-w.readerDone
+	w.writers.Wait()
+	return w.closeErr
+}
+
+// Messages returns a snapshot of every inbound message, in arrival order.
+func (w *Wire) Messages() []Message { return w.Since(0) }
+
+// Since returns a snapshot of the inbound messages with Seq >= seq.
+func (w *Wire) Since(seq int) []Message {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seq = max(seq, 0)
+	if seq >= len(w.msgs) {
+		return nil
+	}
+	return append([]Message(nil), w.msgs[seq:]...)
+}
+
+// Len returns the number of inbound messages so far: the Seq the next one
+// will get, handy as the fromSeq of a later WaitFor.
+func (w *Wire) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.msgs)
+}
+
+// WaitFor returns the first message with Seq >= fromSeq for which pred is
+// true, whether it was already received or arrives later. pred runs on the
+// caller's goroutine, never under a lock. It fails with ctx's error, or with
+// an ErrConnEnded/ErrClosed error once the reader ended and no message
+// matched.
+func (w *Wire) WaitFor(ctx context.Context, fromSeq int, pred func(Message) bool) (Message, error) {
+	next := max(fromSeq, 0)
+	for {
+		w.mu.Lock()
+		var batch []Message
+		if next < len(w.msgs) {
+			// Appended elements are never modified, so the view stays valid.
+			batch = w.msgs[next:len(w.msgs):len(w.msgs)]
+		}
+		sig, ended := w.signal, w.ended
+		var endErr error
+		if ended {
+			endErr = w.endErrLocked()
+		}
+		w.mu.Unlock()
+		for _, m := range batch {
+			if pred(m) {
+				return m, nil
+			}
+		}
+		next += len(batch)
+		if ended {
+			return Message{}, endErr
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
+}
+
+type writeDeadliner interface {
+	SetWriteDeadline(time.Time) error
+}
+
+// SendRaw writes line as-is, appending "\n" if it does not end with one.
+// Writes are serialised. ctx bounds the write: when the connection supports
+// SetWriteDeadline the write is aborted; otherwise it continues in the
+// background (it may still land later) and SendRaw returns ctx's error. A
+// write aborted part-way corrupts the framing, so every later write fails.
+func (w *Wire) SendRaw(ctx context.Context, line []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	buf := line
+	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
+		buf = append(bytes.Clone(line), '\n')
+	}
+	select {
+	case w.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.closing:
+		return ErrClosed
+	}
+	release := func() { <-w.wsem }
+	w.mu.Lock()
+	closed := w.closeCalled
+	if !closed {
+		w.writers.Add(1)
+	}
+	w.mu.Unlock()
+	if closed {
+		release()
+		return ErrClosed
+	}
+	if w.wbroken != nil {
+		err := w.wbroken
+		release()
+		w.writers.Done()
+		return err
+	}
+	if dl, ok := w.conn.(writeDeadliner); ok && dl.SetWriteDeadline(time.Time{}) == nil {
+		defer w.writers.Done()
+		defer release()
+		return w.writeWithDeadline(ctx, dl, buf)
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer w.writers.Done()
+		defer release()
+		done <- w.write(buf)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("clients: write abandoned (it may still complete): %w", ctx.Err())
+	}
+}
+
+// write performs one write; the caller holds wsem.
+func (w *Wire) write(buf []byte) error {
+	n, err := w.conn.Write(buf)
+	if err == nil && n < len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil && n > 0 && n < len(buf) {
+		w.wbroken = fmt.Errorf("clients: framing broken by a partial write (%d of %d bytes): %w", n, len(buf), err)
+	}
+	if err != nil {
+		select {
+		case <-w.closing:
+			return ErrClosed
+		default:
+		}
+	}
+	return err
+}
+
+func (w *Wire) writeWithDeadline(ctx context.Context, dl writeDeadliner, buf []byte) error {
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = dl.SetWriteDeadline(time.Unix(1, 0))
+		close(fired)
+	})
+	err := w.write(buf)
+	if !stop() {
+		<-fired
+	}
+	_ = dl.SetWriteDeadline(time.Time{})
+	if err != nil && ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("clients: write aborted: %w", ctx.Err())
+	}
+	return err
+}
+
+// outMsg is an outbound request or notification.
+type outMsg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  any             `json:"params,omitempty"`
+}
+
+// marshalLine encodes v as one line, without HTML escaping (bytes on the wire
+// stay what the caller wrote), ending in "\n".
+func marshalLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("clients: encode message: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Notify sends a JSON-RPC notification. params is marshalled as given
+// (omitted when nil); nothing is injected in either era.
+func (w *Wire) Notify(ctx context.Context, method string, params any) error {
+	if m, ok := params.(map[string]any); ok && m == nil {
+		params = nil
+	}
+	line, err := marshalLine(outMsg{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	return w.SendRaw(ctx, line)
+}
+
+// Reply sends a JSON-RPC response with the given id and result (marshalled
+// as given; nil is sent as null), e.g. to answer a server-to-client ping.
+func (w *Wire) Reply(ctx context.Context, id jsonrpc.ID, result any) error {
+	line, err := marshalLine(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{"2.0", id.Raw(), result})
+	if err != nil {
+		return err
+	}
+	return w.SendRaw(ctx, line)
+}
+
+// ReplyError sends a JSON-RPC error response with the given id (the zero ID
+// is sent as null).
+func (w *Wire) ReplyError(ctx context.Context, id jsonrpc.ID, code int, message string, data any) error {
+	raw := id.Raw()
+	if raw == nil {
+		raw = json.RawMessage("null")
+	}
+	type errObj struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}
+	line, err := marshalLine(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   errObj          `json:"error"`
+	}{"2.0", raw, errObj{code, message, data}})
+	if err != nil {
+		return err
+	}
+	return w.SendRaw(ctx, line)
+}
+
+// NewID returns a fresh integer id: 1, 2, 3... never reused by this Wire.
+func (w *Wire) NewID() jsonrpc.ID { return jsonrpc.IntID(w.nextID.Add(1)) }
