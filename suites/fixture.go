@@ -1,0 +1,106 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcp-conform/mcp-conform/fixtures"
+)
+
+// fixtureEnv, when set in a process's environment, makes
+// ServeFixtureIfAsked serve the reference server (value "reference") or one
+// of its mutants (the mutant's name) on stdin/stdout.
+const fixtureEnv = "MCP_CONFORM_SERVE_FIXTURE"
+
+// ServeFixtureIfAsked serves the reference server and exits when the
+// process was started as the built-in target; otherwise it returns at once.
+// Every binary that runs the suites (the CLI, the suites' test binary) calls
+// it first thing, so the built-in target needs no separate executable.
+func ServeFixtureIfAsked() {
+	v, ok := os.LookupEnv(fixtureEnv)
+	if !ok {
+		return
+	}
+	mutant := v
+	if v == "reference" {
+		mutant = ""
+	}
+	os.Exit(ServeFixture(mutant))
+}
+
+// ServeFixture serves the reference server (or a mutant) on stdin/stdout
+// until stdin ends, and returns the process exit code.
+func ServeFixture(mutant string) int {
+	if mutant != "" && !fixtures.ValidMutant(mutant) {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := fixtures.Serve(ctx, os.Stdin, os.Stdout, fixtures.Options{Mutant: mutant, Stderr: os.Stderr})
+	switch {
+	case errors.Is(err, fixtures.ErrCrash):
+		return 3
+	case err != nil && ctx.Err() == nil:
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// ReferenceManifest is the built-in target: the reference server, or one of
+// its mutants, served by this very executable.
+func ReferenceManifest(mutant string) *Manifest {
+	name := "mcp-conform-reference"
+	if mutant != "" {
+		name += " (mutant " + mutant + ")"
+	}
+	return &Manifest{
+		Name:      name,
+		Transport: "stdio",
+		Command:   []string{"mcp-conform", "fixture"},
+		Restart:   true,
+		Roles: map[string]Role{
+			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+		},
+		Env: map[string]string{fixtureEnv: fixtureValue(mutant)},
+	}
+}
+
+func fixtureValue(mutant string) string {
+	if mutant == "" {
+		return "reference"
+	}
+	return mutant
+}
+
+// resolveCommand turns a manifest command into an argv and environment. The
+// command "mcp-conform fixture [--mutant NAME]" is served by this executable.
+func resolveCommand(m *Manifest) ([]string, []string, error) {
+	var env []string
+	for k, v := range m.Env {
+		env = append(env, k+"="+v)
+	}
+	argv := m.Command
+	if len(argv) >= 2 && argv[0] == "mcp-conform" && argv[1] == "fixture" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("locate own executable: %w", err)
+		}
+		mutant := ""
+		for i := 2; i+1 < len(argv); i++ {
+			if argv[i] == "--mutant" {
+				mutant = argv[i+1]
+			}
+		}
+		if _, set := m.Env[fixtureEnv]; !set {
+			env = append(env, fixtureEnv+"="+fixtureValue(mutant))
+		}
+		return []string{exe}, append(env, "GORACE=atexit_sleep_ms=0"), nil
+	}
+	return argv, env, nil
+}

@@ -1,0 +1,464 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The target configuration of the current run, set by Configure before
+// RunSpecs and read only inside spec bodies.
+var (
+	cfgMu   sync.Mutex
+	current *Config
+	probed  *probeResult
+	results []reports.Check
+	onCheck func(reports.Check)
+)
+
+type probeResult struct {
+	session clients.Session
+	err     error
+}
+
+// Configure sets the target of the next run and forgets earlier results.
+// onResult, when not nil, is called after each check (progress display).
+func Configure(c *Config, onResult func(reports.Check)) {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	current = c.withDefaults()
+	probed = nil
+	results = nil
+	onCheck = onResult
+}
+
+// Results returns the check results recorded so far, in run order.
+func Results() []reports.Check {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	return slices.Clone(results)
+}
+
+// NegotiatedVersion returns the protocol version the probe settled on, or
+// "" when it has not run or failed.
+func NegotiatedVersion() string {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	if probed == nil || probed.err != nil {
+		return ""
+	}
+	return probed.session.Version
+}
+
+func config() *Config {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	return current
+}
+
+// probe starts the target once per run to learn its protocol version.
+func probe(ctx context.Context, cfg *Config) (clients.Session, error) {
+	cfgMu.Lock()
+	p := probed
+	cfgMu.Unlock()
+	if p != nil {
+		return p.session, p.err
+	}
+	sess, err := func() (clients.Session, error) {
+		conn, err := startConn(ctx, cfg, nil, clients.Session{}, nil)
+		if err != nil {
+			return clients.Session{}, err
+		}
+		defer conn.close()
+		return conn.W.Session(), nil
+	}()
+	cfgMu.Lock()
+	probed = &probeResult{session: sess, err: err}
+	cfgMu.Unlock()
+	return sess, err
+}
+
+// verdict ends a check body early with a status.
+type verdict struct {
+	status reports.Status
+	reason string
+}
+
+// H is the harness a check body uses: it starts connections to the target
+// through the fault proxy, knows the negotiated version, and records the
+// verdict and the transcript.
+type H struct {
+	ctx     context.Context
+	check   *Check
+	cfg     *Config
+	session clients.Session
+	rule    Rule
+	conns   []*Conn
+	notes   []string
+}
+
+// Conn is one connection to the target: a server process behind a fault
+// proxy link, and a wire client on the client end.
+type Conn struct {
+	Link *faultproxy.Stdio
+	W    *clients.Wire
+	h    *H
+}
+
+// define declares the Ginkgo spec of a check; body runs with a fresh H.
+func define(c *Check, body func(h *H)) {
+	labels := ginkgo.Label(c.Labels()...)
+	ginkgo.It(c.ID+" "+c.Title, labels, ginkgo.NodeTimeout(3*time.Minute), func(ctx ginkgo.SpecContext) {
+		runCheck(ctx, c, body)
+	})
+}
+
+// runCheck runs one check and records its result.
+func runCheck(ctx context.Context, c *Check, body func(h *H)) {
+	cfg := config()
+	start := time.Now()
+	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must}
+	h := &H{ctx: ctx, check: c, cfg: cfg}
+	v := h.run(body)
+	res.Status, res.Reason = v.status, v.reason
+	if h.rule.Spec != "" {
+		res.Level = h.rule.Level
+		res.Spec = []string{h.rule.Spec}
+		res.Clause = h.rule.Clause
+	} else if vs := c.Versions(); len(vs) > 0 {
+		r := c.Rules[vs[0]]
+		res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
+	}
+	for _, conn := range h.conns {
+		conn.close()
+	}
+	res.Transcript = h.transcript()
+	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	cfgMu.Lock()
+	results = append(results, res)
+	cb := onCheck
+	cfgMu.Unlock()
+	if cb != nil {
+		cb(res)
+	}
+	ginkgo.AddReportEntry("mcp-conform", fmt.Sprintf("%s %s", res.Status, res.Reason))
+	switch res.Status {
+	case reports.Fail:
+		ginkgo.Fail(fmt.Sprintf("FAIL (%s): %s", res.Level, res.Reason))
+	case reports.Error:
+		ginkgo.Fail("ERROR (the harness could not run the check): " + res.Reason)
+	case reports.Warn:
+		if cfg.Strict {
+			ginkgo.Fail("WARN (SHOULD, strict): " + res.Reason)
+		}
+	case reports.Skip:
+		ginkgo.Skip(res.Reason)
+	}
+}
+
+// run executes body, turning verdict panics into a verdict.
+func (h *H) run(body func(h *H)) (v verdict) {
+	defer func() {
+		r := recover()
+		switch r := r.(type) {
+		case nil:
+			v = verdict{status: reports.Pass}
+		case verdict:
+			v = r
+		default:
+			v = verdict{status: reports.Error, reason: fmt.Sprintf("harness panic: %v", r)}
+		}
+		if v.status == reports.Pass && len(h.notes) > 0 {
+			v.reason = strings.Join(h.notes, "; ")
+		}
+	}()
+	if h.cfg == nil {
+		panic(verdict{reports.Error, "no target configured (suites.Configure was not called)"})
+	}
+	if h.cfg.Manifest.Transport != "stdio" || !slices.Contains(h.check.Transports, h.cfg.Manifest.Transport) {
+		h.Skip(fmt.Sprintf("not on the %s transport", h.cfg.Manifest.Transport))
+	}
+	for _, role := range h.check.Roles {
+		if _, ok := h.cfg.Manifest.Roles[role]; !ok {
+			h.Skip(fmt.Sprintf("the target manifest declares no %q role", role))
+		}
+	}
+	sctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	sess, err := probe(sctx, h.cfg)
+	cancel()
+	if err != nil {
+		h.Errorf("could not start and negotiate with the target: %v", err)
+	}
+	h.session = sess
+	rule, ok := h.check.RuleFor(sess.Version)
+	if !ok {
+		h.Skip(fmt.Sprintf("not in %s (applies to %s)", sess.Version, strings.Join(h.check.Versions(), ", ")))
+	}
+	h.rule = rule
+	body(h)
+	return verdict{status: reports.Pass}
+}
+
+// Failf ends the check: FAIL for a MUST clause, WARN for a SHOULD clause.
+func (h *H) Failf(format string, args ...any) {
+	st := reports.Fail
+	if h.rule.Level == reports.Should {
+		st = reports.Warn
+	}
+	panic(verdict{st, fmt.Sprintf(format, args...)})
+}
+
+// Skip ends the check as SKIP with the reason.
+func (h *H) Skip(reason string) { panic(verdict{reports.Skip, reason}) }
+
+// Errorf ends the check as ERROR: the harness could not run it.
+func (h *H) Errorf(format string, args ...any) {
+	panic(verdict{reports.Error, fmt.Sprintf(format, args...)})
+}
+
+// Notef records an observation in the transcript and the PASS reason.
+func (h *H) Notef(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	h.notes = append(h.notes, s)
+	if len(h.conns) > 0 {
+		h.conns[len(h.conns)-1].Link.Transcript().Note("%s", s)
+	}
+}
+
+// Version is the negotiated protocol version.
+func (h *H) Version() string { return h.session.Version }
+
+// Ctx is the check's context.
+func (h *H) Ctx() context.Context { return h.ctx }
+
+// Role returns the manifest's role (run has already skipped when absent).
+func (h *H) Role(name string) Role { return h.cfg.Manifest.Roles[name] }
+
+// Connect starts the target behind a new fault proxy link with rules
+// installed before the first message, and negotiates the run's version.
+func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	c, err := startConn(ctx, h.cfg, rules, h.session, h)
+	if err != nil {
+		h.Errorf("start target: %v", err)
+	}
+	return c
+}
+
+// startConn starts the target, installs rules and negotiates: with a known
+// session it forces that version, otherwise it probes.
+func startConn(ctx context.Context, cfg *Config, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
+	argv, env, err := resolveCommand(cfg.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	rs := faultproxy.NewRules()
+	if err := rs.Set(rules...); err != nil {
+		return nil, fmt.Errorf("install rules: %w", err)
+	}
+	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: cfg.Manifest.Dir, Rules: rs}
+	if cfg.Verbose {
+		opts.StderrTee = os.Stderr
+	}
+	link, err := faultproxy.StartStdio(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{Link: link, W: clients.NewWire(link.Client(), clients.WireOptions{ClientName: "mcp-conform"}), h: h}
+	if h != nil {
+		h.conns = append(h.conns, c)
+	}
+	force := cfg.Spec
+	if sess.Version != "" {
+		force = sess.Version
+	}
+	if sess.Era == clients.EraModern {
+		c.W.SetSession(sess)
+		return c, nil
+	}
+	if _, err := c.W.Negotiate(ctx, force); err != nil {
+		if h == nil {
+			c.close()
+		}
+		return nil, fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, exitHint(link))
+	}
+	return c, nil
+}
+
+func orNewest(v string) string {
+	if v == "" {
+		return "newest accepted version"
+	}
+	return v
+}
+
+// exitHint says how the server ended, when it has.
+func exitHint(link *faultproxy.Stdio) string {
+	select {
+	case <-link.Exited():
+		if err := link.ExitErr(); err != nil {
+			return fmt.Sprintf(" (server %v)", err)
+		}
+		return " (server exited)"
+	default:
+		return ""
+	}
+}
+
+func (c *Conn) close() {
+	_ = c.W.Close()
+	_ = c.Link.Close()
+}
+
+// transcript merges the transcripts of the check's connections.
+func (h *H) transcript() []reports.Entry {
+	var out []reports.Entry
+	for i, c := range h.conns {
+		if len(h.conns) > 1 {
+			out = append(out, reports.Entry{Kind: "note", Text: fmt.Sprintf("connection %d", i+1)})
+		}
+		for _, e := range c.Link.Transcript().Entries() {
+			out = append(out, toReportEntry(e))
+		}
+	}
+	return out
+}
+
+func toReportEntry(e faultproxy.Entry) reports.Entry {
+	re := reports.Entry{
+		AtMs: float64(e.At.Microseconds()) / 1000, Kind: string(e.Kind), Dir: string(e.Dir),
+		Rule: e.Rule, Fault: e.Fault, Text: e.Text,
+	}
+	if e.Raw != nil {
+		if json.Valid(e.Raw) {
+			re.Raw = json.RawMessage(e.Raw)
+		} else {
+			re.Text = string(e.Raw)
+		}
+	}
+	return re
+}
+
+// ---- helpers check bodies share ----
+
+// op returns a context bounded by the ordinary exchange timeout.
+func (h *H) op() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(h.ctx, h.cfg.OpTimeout)
+}
+
+// StartRole sends a tools/call of the role's tool with an explicit id and,
+// when token is not nil, a progress token.
+func (c *Conn) StartRole(role string, id jsonrpc.ID, token any) *clients.Pending {
+	r := c.h.Role(role)
+	args := map[string]any{}
+	for k, v := range r.Arguments {
+		args[k] = v
+	}
+	params := map[string]any{"name": r.Tool, "arguments": args}
+	if token != nil {
+		params = c.W.ProgressParams(token, params)
+	}
+	ctx, cancel := c.h.op()
+	defer cancel()
+	p, err := c.W.Start(ctx, id, "tools/call", params)
+	if err != nil {
+		c.h.Errorf("send tools/call %s: %v", r.Tool, err)
+	}
+	return p
+}
+
+// Await waits for the reply to p within the call timeout; a server that
+// never answers or dies fails the check with what it did.
+func (c *Conn) Await(p *clients.Pending, what string) clients.Message {
+	ctx, cancel := context.WithTimeout(c.h.ctx, c.h.cfg.CallTimeout)
+	defer cancel()
+	m, err := p.Wait(ctx)
+	if err != nil {
+		c.h.Failf("%s: no response for id %s: %v%s", what, p.ID(), err, exitHint(c.Link))
+	}
+	return m
+}
+
+// Ping sends ping and waits for its answer: the server is alive and has
+// read everything sent before it. It returns the answer's arrival index.
+func (c *Conn) Ping(why string) clients.Message {
+	ctx, cancel := c.h.op()
+	defer cancel()
+	m, err := c.W.Call(ctx, "ping", nil)
+	if err != nil {
+		c.h.Failf("server did not answer ping %s: %v%s", why, err, exitHint(c.Link))
+	}
+	if m.Env.Kind != jsonrpc.Response {
+		c.h.Failf("ping %s answered with %s: %s", why, m.Env.Kind, m.Raw)
+	}
+	return m
+}
+
+// Cancel sends notifications/cancelled for id.
+func (c *Conn) Cancel(id jsonrpc.ID, reason string) {
+	ctx, cancel := c.h.op()
+	defer cancel()
+	if err := c.W.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": id.Raw(), "reason": reason}); err != nil {
+		c.h.Errorf("send cancellation: %v", err)
+	}
+}
+
+// SendRaw writes bytes as one message.
+func (c *Conn) SendRaw(line string) {
+	ctx, cancel := c.h.op()
+	defer cancel()
+	if err := c.W.SendRaw(ctx, []byte(line)); err != nil {
+		c.h.Failf("could not write to the server (it may have exited): %v%s", err, exitHint(c.Link))
+	}
+}
+
+// WaitProgress waits up to d for the first progress notification carrying
+// token from index from on; ok is false when none came.
+func (c *Conn) WaitProgress(from int, token jsonrpc.ID, d time.Duration) (clients.Message, bool) {
+	ctx, cancel := context.WithTimeout(c.h.ctx, d)
+	defer cancel()
+	m, err := c.W.WaitFor(ctx, from, func(m clients.Message) bool {
+		return m.Env.Method == "notifications/progress" && m.Env.ProgressToken == token
+	})
+	return m, err == nil
+}
+
+// Progress returns the progress notifications from index from on, whatever
+// their token.
+func (c *Conn) Progress(from int) []clients.Message {
+	var out []clients.Message
+	for _, m := range c.W.Since(from) {
+		if m.Env.Kind == jsonrpc.Notification && m.Env.Method == "notifications/progress" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// RepliesTo returns the replies with id from index from on.
+func (c *Conn) RepliesTo(from int, id jsonrpc.ID) []clients.Message {
+	var out []clients.Message
+	for _, m := range c.W.Since(from) {
+		if m.Env.Kind.IsReply() && m.Env.ID == id {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// errNoProgress marks a server that sent no progress at all.
+var errNoProgress = errors.New("no progress")

@@ -1,0 +1,8 @@
+package suites
+
+// Register declares every spec of the catalog in the Ginkgo tree. Call it
+// once before RunSpecs (again after a ginkgo globals reset).
+func Register() {
+	registerCancel()
+	registerProgress()
+}

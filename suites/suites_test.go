@@ -1,0 +1,63 @@
+package suites_test
+
+import (
+	"flag"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites"
+)
+
+// Flags for `ginkgo -r suites -- --stdio "…"` (or go test ./suites -args …).
+// With none, the specs run against the built-in reference server.
+var (
+	flagStdio    = flag.String("stdio", "", "command line of a stdio MCP server to test")
+	flagManifest = flag.String("manifest", "", "target manifest (YAML)")
+	flagSpec     = flag.String("spec", "", "force a protocol version")
+	flagMutant   = flag.String("mutant", "", "run against this mutant of the reference server")
+	flagJSON     = flag.String("json", "", "write the JSON report here")
+)
+
+func TestMain(m *testing.M) {
+	suites.ServeFixtureIfAsked()
+	os.Exit(m.Run())
+}
+
+func TestSuites(t *testing.T) {
+	cfg := &suites.Config{Spec: *flagSpec, Mutant: *flagMutant}
+	var err error
+	switch {
+	case *flagManifest != "":
+		cfg.Manifest, err = suites.LoadManifest(*flagManifest)
+	case *flagStdio != "":
+		cfg.Manifest, err = suites.StdioManifest(*flagStdio)
+	default:
+		cfg.Manifest = suites.ReferenceManifest(*flagMutant)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	suites.Configure(cfg, nil)
+	suites.Register()
+	ginkgo.ReportAfterSuite("mcp-conform report", func(r ginkgo.Report) {
+		if r.SuiteConfig.DryRun || *flagJSON == "" {
+			return
+		}
+		f, err := os.Create(*flagJSON)
+		if err != nil {
+			ginkgo.Fail(err.Error())
+		}
+		defer f.Close()
+		if err := reports.WriteJSON(f, suites.BuildReport(cfg, "test", started)); err != nil {
+			ginkgo.Fail(err.Error())
+		}
+	})
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	ginkgo.RunSpecs(t, "mcp-conform suites")
+}

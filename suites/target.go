@@ -1,0 +1,135 @@
+package suites
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Manifest describes a target server: how to start it and which of its tools
+// play the roles some checks need. It is the YAML file of DESIGN.md.
+type Manifest struct {
+	Name      string            `yaml:"name"`
+	Transport string            `yaml:"transport"`
+	Command   []string          `yaml:"command"`
+	URL       string            `yaml:"url"`
+	Env       map[string]string `yaml:"env"`
+	Restart   bool              `yaml:"restart"`
+	Roles     map[string]Role   `yaml:"roles"`
+	// Dir is the directory relative paths in Command are resolved from:
+	// the manifest's repository root when it lives in fixtures/targets/,
+	// else the manifest's own directory. Not read from YAML.
+	Dir string `yaml:"-"`
+}
+
+// Role maps a role to a tool of the target.
+type Role struct {
+	Tool      string         `yaml:"tool"`
+	Key       string         `yaml:"key,omitempty"`
+	Arguments map[string]any `yaml:"arguments,omitempty"`
+	Probe     map[string]any `yaml:"probe,omitempty"`
+}
+
+// LoadManifest reads and validates a manifest file.
+func LoadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	var m Manifest
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	m.Dir = filepath.Dir(abs)
+	if filepath.Base(m.Dir) == "targets" && filepath.Base(filepath.Dir(m.Dir)) == "fixtures" {
+		m.Dir = filepath.Dir(filepath.Dir(m.Dir))
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	return &m, nil
+}
+
+// Validate checks the fields the harness relies on.
+func (m *Manifest) Validate() error {
+	if m.Transport == "" {
+		m.Transport = "stdio"
+	}
+	switch m.Transport {
+	case "stdio":
+		if len(m.Command) == 0 {
+			return errors.New("stdio target needs a command")
+		}
+	case "http":
+		return errors.New("the http transport is not supported yet by this version of mcp-conform")
+	default:
+		return fmt.Errorf("unknown transport %q (stdio or http)", m.Transport)
+	}
+	for name, r := range m.Roles {
+		if r.Tool == "" {
+			return fmt.Errorf("role %s: no tool", name)
+		}
+	}
+	if m.Name == "" {
+		m.Name = strings.Join(m.Command, " ")
+	}
+	return nil
+}
+
+// Config is everything a run needs to know about its target.
+type Config struct {
+	// Manifest is the target.
+	Manifest *Manifest
+	// Spec forces a protocol version; empty means the newest accepted.
+	Spec string
+	// Mutant names the reference server mutant in use, for reports.
+	Mutant string
+	// OpTimeout bounds one ordinary exchange (ping, a cancellation barrier).
+	OpTimeout time.Duration
+	// CallTimeout bounds one call of a role tool (the slow tool).
+	CallTimeout time.Duration
+	// StartTimeout bounds starting the target and negotiating a version.
+	StartTimeout time.Duration
+	// Strict makes SHOULD failures fail the Ginkgo spec too.
+	Strict bool
+	// Verbose echoes the server's stderr to the harness's stderr.
+	Verbose bool
+}
+
+// withDefaults fills unset timeouts.
+func (c *Config) withDefaults() *Config {
+	cc := *c
+	if cc.OpTimeout <= 0 {
+		cc.OpTimeout = 5 * time.Second
+	}
+	if cc.CallTimeout <= 0 {
+		cc.CallTimeout = 30 * time.Second
+	}
+	if cc.StartTimeout <= 0 {
+		cc.StartTimeout = 15 * time.Second
+	}
+	return &cc
+}
+
+// StdioManifest builds a manifest for a bare command line given with
+// --stdio: no roles, so checks that need one SKIP.
+func StdioManifest(cmdline string) (*Manifest, error) {
+	argv := strings.Fields(cmdline)
+	if len(argv) == 0 {
+		return nil, errors.New("--stdio needs a command")
+	}
+	wd, _ := os.Getwd()
+	m := &Manifest{Name: cmdline, Transport: "stdio", Command: argv, Dir: wd}
+	return m, m.Validate()
+}
