@@ -3,7 +3,6 @@ package suites
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -24,10 +23,6 @@ const (
 	stdioModern  = "specification/2026-07-28/basic/transports/stdio.mdx"
 	indexPage    = "specification/VERSION/basic/index.mdx"
 )
-
-// firstProgressWait bounds how long a cancellation check waits for the first
-// progress before cancelling anyway (a server may send none).
-const firstProgressWait = 3 * time.Second
 
 var (
 	checkCancelSuppress = register(&Check{
@@ -116,26 +111,44 @@ func registerCancel() {
 	})
 }
 
-// cancelAfterFirstProgress starts the slow role with a token, waits for its
-// first progress (or a bounded time) and cancels it. It returns the pending
-// call and the transcript index just before the cancellation was sent.
-func cancelAfterFirstProgress(h *H, c *Conn, id jsonrpc.ID, token jsonrpc.ID) (*clients.Pending, int) {
-	p := c.StartRole("slow", id, token)
-	if _, ok := c.WaitProgress(0, token, firstProgressWait); !ok {
-		h.Notef("no progress within %s; cancelling anyway", firstProgressWait)
+// cancelInFlight starts the slow role with a token and cancels it while it
+// runs. The trigger is a message, not a clock: the first progress for the
+// token. When the call completes without any such progress (a server that
+// sends none, or sends it under another token), the scenario is run again
+// with a new id and cancelled as soon as a ping sent after the request is
+// answered, which proves the server has read the request. It returns the
+// cancelled id, the inbound index just before the cancellation, and whether
+// progress was seen.
+func cancelInFlight(h *H, c *Conn, name string, token jsonrpc.ID) (jsonrpc.ID, int, bool) {
+	id := jsonrpc.StringID(name + "-1")
+	c.StartRole("slow", id, token)
+	first, ok := c.WaitFirst(0, h.cfg.CallTimeout, func(m clients.Message) bool {
+		return (m.Env.Method == "notifications/progress" && m.Env.ProgressToken == token) ||
+			(m.Env.Kind.IsReply() && m.Env.ID == id)
+	})
+	if !ok {
+		h.Failf("request %s got neither progress nor a response within %s%s", id, h.cfg.CallTimeout, exitHint(c.Link))
 	}
+	if first.Env.Method == "notifications/progress" {
+		mark := c.W.Len()
+		c.Cancel(id, "mcp-conform: cancelled in flight")
+		return id, mark, true
+	}
+	h.Notef("request %s completed with no progress for its token; cancelling a second call as soon as the server has read it", id)
+	id = jsonrpc.StringID(name + "-2")
+	c.StartRole("slow", id, token)
+	c.Ping("after the request to cancel")
 	mark := c.W.Len()
 	if early := c.RepliesTo(0, id); len(early) > 0 {
-		h.Errorf("the slow role completed before the cancellation could be sent; give it more steps or a longer duration (response: %s)", early[0].Raw)
+		h.Errorf("the slow role completed before a ping round trip; give it more steps or a longer duration (response: %s)", early[0].Raw)
 	}
 	c.Cancel(id, "mcp-conform: cancelled in flight")
-	return p, mark
+	return id, mark, false
 }
 
 func cancelSuppress(h *H) {
 	c := h.Connect()
-	id, token := jsonrpc.StringID("cancel-suppress-1"), jsonrpc.StringID("cancel-suppress-token")
-	_, mark := cancelAfterFirstProgress(h, c, id, token)
+	id, mark, _ := cancelInFlight(h, c, "cancel-suppress", jsonrpc.StringID("cancel-suppress-token"))
 	// A control call started after the cancellation ends after the
 	// cancelled one would have: its response bounds the wait, no sleep.
 	ctrl := c.StartRole("slow", jsonrpc.StringID("cancel-suppress-control"), nil)
@@ -185,9 +198,7 @@ func cancelIgnored(h *H, malformed []string) {
 	id := jsonrpc.StringID("cancel-ignored-1")
 	token := jsonrpc.StringID("cancel-ignored-token")
 	p := c.StartRole("slow", id, token)
-	if _, ok := c.WaitProgress(0, token, firstProgressWait); !ok {
-		h.Notef("no progress within %s", firstProgressWait)
-	}
+	c.Ping("after the in-flight request")
 	mark := c.W.Len()
 	lines := malformed
 	if lines == nil {

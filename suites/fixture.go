@@ -55,12 +55,8 @@ func ServeFixture(mutant string) int {
 // ReferenceManifest is the built-in target: the reference server, or one of
 // its mutants, served by this very executable.
 func ReferenceManifest(mutant string) *Manifest {
-	name := "mcp-conform-reference"
-	if mutant != "" {
-		name += " (mutant " + mutant + ")"
-	}
 	return &Manifest{
-		Name:      name,
+		Name:      "mcp-conform-reference",
 		Transport: "stdio",
 		Command:   []string{"mcp-conform", "fixture"},
 		Restart:   true,

@@ -3,7 +3,6 @@ package suites
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -426,14 +425,12 @@ func (c *Conn) SendRaw(line string) {
 	}
 }
 
-// WaitProgress waits up to d for the first progress notification carrying
-// token from index from on; ok is false when none came.
-func (c *Conn) WaitProgress(from int, token jsonrpc.ID, d time.Duration) (clients.Message, bool) {
+// WaitFirst waits up to d for the first inbound message from index from on
+// that satisfies pred; ok is false when none came.
+func (c *Conn) WaitFirst(from int, d time.Duration, pred func(clients.Message) bool) (clients.Message, bool) {
 	ctx, cancel := context.WithTimeout(c.h.ctx, d)
 	defer cancel()
-	m, err := c.W.WaitFor(ctx, from, func(m clients.Message) bool {
-		return m.Env.Method == "notifications/progress" && m.Env.ProgressToken == token
-	})
+	m, err := c.W.WaitFor(ctx, from, pred)
 	return m, err == nil
 }
 
@@ -459,6 +456,3 @@ func (c *Conn) RepliesTo(from int, id jsonrpc.ID) []clients.Message {
 	}
 	return out
 }
-
-// errNoProgress marks a server that sent no progress at all.
-var errNoProgress = errors.New("no progress")

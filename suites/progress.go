@@ -210,8 +210,11 @@ func progressAfterComplete(h *H) {
 
 func progressAfterCancel(h *H) {
 	c := h.Connect()
-	id, token := jsonrpc.StringID("after-cancel-1"), jsonrpc.StringID("after-cancel-token")
-	_, _ = cancelAfterFirstProgress(h, c, id, token)
+	token := jsonrpc.StringID("after-cancel-token")
+	_, _, sawProgress := cancelInFlight(h, c, "after-cancel", token)
+	if !sawProgress {
+		h.Skip("the target sent no progress for the request's token (progress is optional; nothing to check)")
+	}
 	barrier := c.Ping("after the cancellation")
 	ctrl := c.StartRole("slow", jsonrpc.StringID("after-cancel-control"), nil)
 	c.Await(ctrl, "uncancelled control call")

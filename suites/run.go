@@ -28,6 +28,9 @@ type RunOptions struct {
 	OnResult func(done, total int, c reports.Check)
 	// ToolVersion is written in the report.
 	ToolVersion string
+	// Budget bounds the whole run; zero means 15 minutes. Checks still
+	// running when it ends are interrupted and reported as ERROR.
+	Budget time.Duration
 }
 
 var registerOnce sync.Once
@@ -93,6 +96,10 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 	suiteCfg.FocusStrings = opts.Focus
 	suiteCfg.RandomSeed = 1
 	suiteCfg.GracePeriod = 5 * time.Second
+	suiteCfg.Timeout = opts.Budget
+	if suiteCfg.Timeout <= 0 {
+		suiteCfg.Timeout = 15 * time.Minute
+	}
 	repCfg.NoColor = true
 	repCfg.Succinct = true
 	stdout := formatter.ColorableStdOut

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites"
+)
+
+type runFlags struct {
+	stdio, url, manifest, mutant string
+	jsonOut, junitOut, htmlOut   string
+	spec, labelFilter            string
+	focus                        []string
+	strict, verbose, quiet       bool
+	color                        string
+	callTimeout, opTimeout       time.Duration
+	startTimeout, budget         time.Duration
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the conformance checks against a target and print the report",
+		Long: `Run every selected check against the target and print a summary; write JSON and
+JUnit reports on request. With no target, the built-in reference server is used
+(--mutant switches one deliberate bug on). Progress is printed on stderr as each
+check ends.
+
+Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
+2 the harness could not run (bad usage, target never started, ERROR).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runChecks(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to test")
+	fl.StringVar(&f.url, "url", "", "URL of a Streamable HTTP MCP server (not supported yet)")
+	fl.StringVar(&f.manifest, "manifest", "", "target manifest (YAML) naming the server and its roles")
+	fl.StringVar(&f.mutant, "mutant", "", "built-in target with this mutant switched on (see 'mcp-conform fixture --list')")
+	fl.StringVar(&f.jsonOut, "json", "", "write the JSON report (schema mcp-conform/report/v1) to this file")
+	fl.StringVar(&f.junitOut, "junit", "", "write a JUnit XML report to this file")
+	fl.StringVar(&f.htmlOut, "html", "", "write an HTML report (not supported yet)")
+	fl.StringVar(&f.spec, "spec", "", "force a protocol version: 2026-07-28, 2025-11-25 or 2025-06-18 (default: the newest the server accepts)")
+	fl.BoolVar(&f.strict, "strict", false, "WARN (a broken SHOULD) fails the exit code too")
+	fl.StringVar(&f.labelFilter, "label-filter", "", "select checks by label, ginkgo syntax (e.g. 'area:cancel && level:must')")
+	fl.StringArrayVar(&f.focus, "focus", nil, "select checks whose id or title matches this regular expression (repeatable)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print transcripts of failing checks and the server's stderr")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
+	fl.StringVar(&f.color, "color", "auto", "colour output: auto, always or never")
+	fl.DurationVar(&f.callTimeout, "call-timeout", 30*time.Second, "bound on one call of a role tool")
+	fl.DurationVar(&f.opTimeout, "op-timeout", 5*time.Second, "bound on one ordinary exchange (ping, barrier)")
+	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
+	fl.DurationVar(&f.budget, "budget", 15*time.Minute, "bound on the whole run")
+	return cmd
+}
+
+// configFromFlags builds the run configuration, or a usage error.
+func configFromFlags(f runFlags) (*suites.Config, error) {
+	targets := 0
+	for _, s := range []string{f.stdio, f.url, f.manifest} {
+		if s != "" {
+			targets++
+		}
+	}
+	switch {
+	case targets > 1:
+		return nil, usageError{errors.New("give at most one of --stdio, --url and --manifest")}
+	case f.mutant != "" && targets > 0:
+		return nil, usageError{errors.New("--mutant applies to the built-in target only")}
+	case f.mutant != "" && !fixtures.ValidMutant(f.mutant):
+		return nil, usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", f.mutant)}
+	case f.url != "":
+		return nil, usageError{errors.New("--url: the Streamable HTTP transport is not supported yet by this version")}
+	case f.htmlOut != "":
+		return nil, usageError{errors.New("--html: the HTML report is not supported yet by this version")}
+	case f.spec != "" && !isKnownVersion(f.spec):
+		return nil, usageError{fmt.Errorf("--spec %q: known versions are 2026-07-28, 2025-11-25, 2025-06-18", f.spec)}
+	}
+	cfg := &suites.Config{Spec: f.spec, Mutant: f.mutant, Strict: f.strict, Verbose: f.verbose,
+		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout}
+	var err error
+	switch {
+	case f.manifest != "":
+		cfg.Manifest, err = suites.LoadManifest(f.manifest)
+	case f.stdio != "":
+		cfg.Manifest, err = suites.StdioManifest(f.stdio)
+	default:
+		cfg.Manifest = suites.ReferenceManifest(f.mutant)
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return cfg, nil
+}
+
+func isKnownVersion(v string) bool {
+	switch v {
+	case "2026-07-28", "2025-11-25", "2025-06-18":
+		return true
+	}
+	return false
+}
+
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func runChecks(cmd *cobra.Command, f runFlags) error {
+	cfg, err := configFromFlags(f)
+	if err != nil {
+		return err
+	}
+	opts := suites.RunOptions{LabelFilter: f.labelFilter, Focus: f.focus, ToolVersion: version, Budget: f.budget}
+	selected, err := suites.Selected(opts)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(selected) == 0 {
+		return usageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
+	}
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	errColor := useColor(f.color, stderr)
+	if !f.quiet {
+		fmt.Fprintf(stderr, "mcp-conform %s: %d check(s) against %s\n", version, len(selected), cfg.Manifest.Name)
+		opts.OnResult = func(done, total int, c reports.Check) {
+			_ = reports.WriteProgress(stderr, done, total, c, errColor)
+		}
+	}
+	rep, err := suites.Run(cfg, opts)
+	if err != nil {
+		return err
+	}
+	if err := writeReports(rep, f); err != nil {
+		return err
+	}
+	if err := reports.WriteConsole(stdout, rep, reports.ConsoleOptions{
+		Color: useColor(f.color, stdout), Verbose: f.verbose, Strict: f.strict,
+	}); err != nil {
+		return err
+	}
+	if code := reports.ExitCode(rep.Summary, f.strict); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// writeReports writes the requested report files.
+func writeReports(rep *reports.Report, f runFlags) error {
+	write := func(path string, fn func(io.Writer, *reports.Report) error) error {
+		if path == "" {
+			return nil
+		}
+		out, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		if err := fn(out, rep); err != nil {
+			_ = out.Close()
+			return fmt.Errorf("write report %s: %w", path, err)
+		}
+		return out.Close()
+	}
+	if err := write(f.jsonOut, reports.WriteJSON); err != nil {
+		return err
+	}
+	return write(f.junitOut, reports.WriteJUnit)
+}
