@@ -305,16 +305,20 @@ func orNewest(v string) string {
 	return v
 }
 
-// exitHint says how the server ended, when it has.
+// exitHint says how the server ended, when it has. It is called on failure
+// paths, where a server whose output just ended is usually being reaped: it
+// waits a little for the exit status.
 func exitHint(link *faultproxy.Stdio) string {
+	t := time.NewTimer(500 * time.Millisecond)
+	defer t.Stop()
 	select {
+	case <-t.C:
+		return ""
 	case <-link.Exited():
 		if err := link.ExitErr(); err != nil {
 			return fmt.Sprintf(" (server %v)", err)
 		}
 		return " (server exited)"
-	default:
-		return ""
 	}
 }
 

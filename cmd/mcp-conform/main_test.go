@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// binary is the mcp-conform executable built once for these tests: the
+// tests run it as a user would, as a separate process.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcp-conform-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	binary = filepath.Join(dir, "mcp-conform")
+	args := []string{"build", "-o", binary}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mcp-conform:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one run of the binary.
+type result struct {
+	code           int
+	stdout, stderr string
+	report         *reports.Report
+	elapsed        time.Duration
+}
+
+// runCLI runs the binary with args (plus --json into a temp file) and
+// bounds it by limit: a run that outlives it fails the test.
+func runCLI(t *testing.T, limit time.Duration, args ...string) result {
+	t.Helper()
+	jsonPath := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, append(args, "--json", jsonPath)...)
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
+	cmd.WaitDelay = 2 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
+	if ctx.Err() != nil {
+		t.Fatalf("mcp-conform %v did not finish within %s\nstdout:\n%s\nstderr:\n%s", args, limit, r.stdout, r.stderr)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run mcp-conform: %v", err)
+	}
+	if f, err := os.Open(jsonPath); err == nil {
+		defer f.Close()
+		rep, err := reports.ReadJSON(f)
+		if err != nil {
+			t.Fatalf("report %s unreadable: %v", jsonPath, err)
+		}
+		r.report = rep
+	}
+	return r
+}
+
+// check returns the named check of a report, failing when absent.
+func (r result) check(t *testing.T, id string) reports.Check {
+	t.Helper()
+	if r.report == nil {
+		t.Fatalf("no report written\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("check %s not in the report", id)
+	return reports.Check{}
+}
+
+// parallelism bounds concurrent runs to the machine's cores.
+var parallelism = make(chan struct{}, max(1, runtime.NumCPU()))
+
+func limitParallel(t *testing.T) {
+	t.Parallel()
+	parallelism <- struct{}{}
+	t.Cleanup(func() { <-parallelism })
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites"
+)
+
+const runLimit = 90 * time.Second
+
+// TestReferencePassesEveryCheck runs the whole catalog against the reference
+// server in each protocol version: every check must PASS.
+func TestReferencePassesEveryCheck(t *testing.T) {
+	for _, spec := range []string{"", "2025-11-25", "2025-06-18"} {
+		t.Run("spec="+spec, func(t *testing.T) {
+			limitParallel(t)
+			args := []string{"run", "-q"}
+			if spec != "" {
+				args = append(args, "--spec", spec)
+			}
+			r := runCLI(t, runLimit, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			want := spec
+			if want == "" {
+				want = "2026-07-28"
+			}
+			if r.report.Target.ProtocolVersion != want {
+				t.Errorf("negotiated %q, want %q", r.report.Target.ProtocolVersion, want)
+			}
+			if len(r.report.Checks) != len(suites.Catalog()) {
+				t.Errorf("%d checks in the report, catalog has %d", len(r.report.Checks), len(suites.Catalog()))
+			}
+			for _, c := range r.report.Checks {
+				if c.Status != reports.Pass {
+					t.Errorf("%s: %s %s", c.ID, c.Status, c.Reason)
+				}
+			}
+		})
+	}
+}
+
+// mutantCase is what one mutant must do to the report.
+type mutantCase struct {
+	mutant string
+	spec   string
+	// want is the status of the check the mutant breaks.
+	want reports.Status
+	// evidence must appear in that check's reason.
+	evidence string
+	// also lists other checks that share the broken clause and fail too.
+	also []string
+	// skips lists checks that have nothing to check against this mutant.
+	skips []string
+}
+
+var mutantCases = []mutantCase{
+	{mutant: "respond-after-cancel", want: reports.Fail, evidence: "answered request"},
+	{mutant: "respond-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "answered request"},
+	{mutant: "respond-after-cancel", spec: "2025-06-18", want: reports.Warn, evidence: "answered request"},
+	{mutant: "progress-after-complete", want: reports.Fail, evidence: "after the final response"},
+	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
+	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
+		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED"}},
+	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
+	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
+		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL"}},
+	{mutant: "total-changes", want: reports.Warn, evidence: "total changed"},
+	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation"},
+	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "after the server had read the cancellation"},
+}
+
+// TestEveryMutantIsCaught runs the whole catalog against each mutant: the
+// check whose clause it breaks must FAIL (MUST) or WARN (SHOULD) with the
+// evidence in its reason and transcript, and no unrelated check may fail.
+func TestEveryMutantIsCaught(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range mutantCases {
+		covered[tc.mutant] = true
+	}
+	for _, m := range fixtures.Mutants() {
+		if m.Breaks != "" && !covered[m.Name] {
+			t.Errorf("mutant %s has no case in this matrix", m.Name)
+		}
+	}
+	for _, tc := range mutantCases {
+		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
+			limitParallel(t)
+			args := []string{"run", "-q", "--mutant", tc.mutant}
+			if tc.spec != "" {
+				args = append(args, "--spec", tc.spec)
+			}
+			r := runCLI(t, runLimit, args...)
+			breaks := breaksOf(t, tc.mutant)
+			c := r.check(t, breaks)
+			if c.Status != tc.want {
+				t.Fatalf("%s: %s (%s), want %s", breaks, c.Status, c.Reason, tc.want)
+			}
+			if !strings.Contains(c.Reason, tc.evidence) {
+				t.Errorf("%s reason %q lacks %q", breaks, c.Reason, tc.evidence)
+			}
+			assertTranscriptShows(t, c)
+			for _, other := range r.report.Checks {
+				switch {
+				case other.ID == breaks:
+				case contains(tc.also, other.ID):
+					if other.Status != reports.Fail {
+						t.Errorf("%s: %s, want FAIL (it shares the broken clause)", other.ID, other.Status)
+					}
+				case contains(tc.skips, other.ID):
+					if other.Status != reports.Skip || other.Reason == "" {
+						t.Errorf("%s: %s %q, want SKIP with a reason", other.ID, other.Status, other.Reason)
+					}
+				case other.Status != reports.Pass:
+					t.Errorf("unrelated check %s: %s %s", other.ID, other.Status, other.Reason)
+				}
+			}
+			wantCode := 1
+			if tc.want == reports.Warn && len(tc.also) == 0 {
+				wantCode = 0
+			}
+			if r.code != wantCode {
+				t.Errorf("exit %d, want %d", r.code, wantCode)
+			}
+		})
+	}
+}
+
+// TestStrictMakesWarningsFail shows --strict turning a WARN into exit 1.
+func TestStrictMakesWarningsFail(t *testing.T) {
+	limitParallel(t)
+	r := runCLI(t, runLimit, "run", "-q", "--strict", "--mutant", "total-changes", "--focus", "PROGRESS-TOTAL-CONSTANT")
+	if c := r.check(t, "PROGRESS-TOTAL-CONSTANT"); c.Status != reports.Warn {
+		t.Fatalf("status %s", c.Status)
+	}
+	if r.code != 1 {
+		t.Fatalf("exit %d with --strict and a WARN, want 1", r.code)
+	}
+}
+
+// TestServerWithoutProgressIsNotFailed: progress is optional.
+func TestServerWithoutProgressIsNotFailed(t *testing.T) {
+	limitParallel(t)
+	r := runCLI(t, runLimit, "run", "-q", "--mutant", "no-progress")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+	for _, c := range r.report.Checks {
+		switch {
+		case c.Status == reports.Skip:
+			if !strings.Contains(c.Reason, "no progress") {
+				t.Errorf("%s skipped without saying why: %q", c.ID, c.Reason)
+			}
+		case c.Status != reports.Pass:
+			t.Errorf("%s: %s %s", c.ID, c.Status, c.Reason)
+		}
+	}
+	if c := r.check(t, "CANCEL-STDIO-SUPPRESS"); c.Status != reports.Pass {
+		t.Errorf("cancellation must still be checked without progress: %s", c.Status)
+	}
+}
+
+func breaksOf(t *testing.T, mutant string) string {
+	for _, m := range fixtures.Mutants() {
+		if m.Name == mutant {
+			return m.Breaks
+		}
+	}
+	t.Fatalf("no mutant %s", mutant)
+	return ""
+}
+
+// assertTranscriptShows checks that a failing check carries the evidence:
+// a transcript with the server's messages, including the one the reason
+// quotes when it quotes one.
+func assertTranscriptShows(t *testing.T, c reports.Check) {
+	t.Helper()
+	if len(c.Transcript) == 0 {
+		t.Fatalf("%s: %s without a transcript", c.ID, c.Status)
+	}
+	fromServer := 0
+	for _, e := range c.Transcript {
+		if e.Kind == "message" && e.Dir == "s2c" {
+			fromServer++
+		}
+	}
+	if fromServer == 0 {
+		t.Errorf("%s: transcript has no message from the server", c.ID)
+	}
+	if i := strings.Index(c.Reason, "{\"jsonrpc\""); i >= 0 {
+		quoted := c.Reason[i:]
+		if j := strings.Index(quoted, "}; "); j >= 0 {
+			quoted = quoted[:j+1]
+		}
+		found := false
+		for _, e := range c.Transcript {
+			var buf bytes.Buffer
+			if len(e.Raw) > 0 && json.Compact(&buf, e.Raw) == nil {
+				found = found || strings.Contains(quoted, buf.String())
+			}
+		}
+		if !found {
+			t.Errorf("%s: the message quoted in the reason is not in the transcript: %s", c.ID, quoted)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

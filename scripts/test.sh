@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The project's test command: installs the real target servers the tests use
+# (pinned npm packages), then vets and runs every test with the race
+# detector. CI runs exactly this (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-targets.sh
+export MCP_CONFORM_REQUIRE_TARGETS=1
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.targets/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+go vet ./...
+go test -race -count=1 -timeout 15m ./... "$@"
