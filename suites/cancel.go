@@ -127,7 +127,7 @@ func cancelInFlight(h *H, c *Conn, name string, token jsonrpc.ID) (jsonrpc.ID, i
 			(m.Env.Kind.IsReply() && m.Env.ID == id)
 	})
 	if !ok {
-		h.Failf("request %s got neither progress nor a response within %s%s", id, h.cfg.CallTimeout, exitHint(c.Link))
+		h.failServer("request %s got neither progress nor a response %s", id, c.Silence(h.cfg.CallTimeout))
 	}
 	if first.Env.Method == "notifications/progress" {
 		mark := c.W.Len()

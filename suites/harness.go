@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -90,6 +91,17 @@ func probe(ctx context.Context, cfg *Config) (clients.Session, error) {
 	return sess, err
 }
 
+// resultEntry names the hidden report entry that carries a check's whole
+// result, so a report can be rebuilt from Ginkgo's own report, including one
+// merged from parallel processes (ginkgo -p).
+const resultEntry = "mcp-conform-result"
+
+// checkEntry is the value of a resultEntry.
+type checkEntry struct {
+	Check   reports.Check `json:"check"`
+	Version string        `json:"version"`
+}
+
 // verdict ends a check body early with a status.
 type verdict struct {
 	status reports.Status
@@ -132,7 +144,12 @@ func runCheck(ctx context.Context, c *Check, body func(h *H)) {
 	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must}
 	h := &H{ctx: ctx, check: c, cfg: cfg}
 	v := h.run(body)
-	res.Status, res.Reason = v.status, v.reason
+	if ctx.Err() != nil && v.status != reports.Skip {
+		// Ginkgo cancelled the spec (the run's budget ran out, the check's
+		// own time limit passed, or a signal): whatever the body concluded
+		// from a cancelled wait says nothing about the server.
+		v = verdict{reports.Error, "interrupted before the check could finish (the run's --budget ran out or the run was interrupted): " + v.reason}
+	}
 	if h.rule.Spec != "" {
 		res.Level = h.rule.Level
 		res.Spec = []string{h.rule.Spec}
@@ -141,6 +158,17 @@ func runCheck(ctx context.Context, c *Check, body func(h *H)) {
 		r := c.Rules[vs[0]]
 		res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
 	}
+	if stray := h.strayOutput(); stray != "" {
+		// Every version's stdio transport forbids it, whatever the check's
+		// own clause: a server that writes garbage never passes.
+		if v.status == reports.Fail {
+			v.reason += "; " + stray
+		} else {
+			v = verdict{reports.Fail, stray}
+		}
+		res.Spec = append(res.Spec, stdioPage(h.session.Version))
+	}
+	res.Status, res.Reason = v.status, v.reason
 	for _, conn := range h.conns {
 		conn.close()
 	}
@@ -154,6 +182,7 @@ func runCheck(ctx context.Context, c *Check, body func(h *H)) {
 		cb(res)
 	}
 	ginkgo.AddReportEntry("mcp-conform", fmt.Sprintf("%s %s", res.Status, res.Reason))
+	ginkgo.AddReportEntry(resultEntry, checkEntry{Check: res, Version: h.session.Version}, ginkgo.ReportEntryVisibilityNever)
 	switch res.Status {
 	case reports.Fail:
 		ginkgo.Fail(fmt.Sprintf("FAIL (%s): %s", res.Level, res.Reason))
@@ -209,6 +238,46 @@ func (h *H) run(body func(h *H)) (v verdict) {
 	h.rule = rule
 	body(h)
 	return verdict{status: reports.Pass}
+}
+
+// failServer ends the check as FAIL whatever the level of its clause: the
+// server died, or did not answer a request it must answer (ping, a call
+// that was not cancelled). That is not the clause the check is about, and a
+// server that crashes or hangs must not pass the gate with a WARN.
+func (h *H) failServer(format string, args ...any) {
+	panic(verdict{reports.Fail, fmt.Sprintf(format, args...)})
+}
+
+// strayOutput describes the lines the server wrote on stdout that are not
+// JSON-RPC messages (garbage, logs, a line cut short by an exit), or "".
+func (h *H) strayOutput() string {
+	n, first := 0, ""
+	for _, c := range h.conns {
+		for _, m := range c.W.Messages() {
+			if m.Env.Kind == jsonrpc.Invalid {
+				if n == 0 {
+					first = string(m.Raw)
+					if len(first) > 120 {
+						first = first[:120] + "..."
+					}
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the server wrote %d line(s) on stdout that are not JSON-RPC messages, the first: %q "+
+		"(stdio transport: \"The server MUST NOT write anything to its stdout that is not a valid MCP message.\")", n, first)
+}
+
+// stdioPage is the specification page of the stdio transport in version v.
+func stdioPage(v string) string {
+	if v == "" || v >= "2026-07-28" {
+		return stdioModern
+	}
+	return "specification/" + v + "/basic/transports.mdx"
 }
 
 // Failf ends the check: FAIL for a MUST clause, WARN for a SHOULD clause.
@@ -290,10 +359,11 @@ func startConn(ctx context.Context, cfg *Config, rules []faultproxy.Rule, sess c
 		return c, nil
 	}
 	if _, err := c.W.Negotiate(ctx, force); err != nil {
+		hint := exitHint(link) // before close, which ends the server itself
 		if h == nil {
 			c.close()
 		}
-		return nil, fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, exitHint(link))
+		return nil, fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, hint)
 	}
 	return c, nil
 }
@@ -391,7 +461,7 @@ func (c *Conn) Await(p *clients.Pending, what string) clients.Message {
 	defer cancel()
 	m, err := p.Wait(ctx)
 	if err != nil {
-		c.h.Failf("%s: no response for id %s: %v%s", what, p.ID(), err, exitHint(c.Link))
+		c.h.failServer("%s: no response for id %s: %v%s", what, p.ID(), err, exitHint(c.Link))
 	}
 	return m
 }
@@ -403,10 +473,10 @@ func (c *Conn) Ping(why string) clients.Message {
 	defer cancel()
 	m, err := c.W.Call(ctx, "ping", nil)
 	if err != nil {
-		c.h.Failf("server did not answer ping %s: %v%s", why, err, exitHint(c.Link))
+		c.h.failServer("server did not answer ping %s: %v%s", why, err, exitHint(c.Link))
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		c.h.Failf("ping %s answered with %s: %s", why, m.Env.Kind, m.Raw)
+		c.h.failServer("ping %s answered with %s: %s", why, m.Env.Kind, m.Raw)
 	}
 	return m
 }
@@ -425,17 +495,32 @@ func (c *Conn) SendRaw(line string) {
 	ctx, cancel := c.h.op()
 	defer cancel()
 	if err := c.W.SendRaw(ctx, []byte(line)); err != nil {
-		c.h.Failf("could not write to the server (it may have exited): %v%s", err, exitHint(c.Link))
+		c.h.failServer("could not write to the server (it may have exited): %v%s", err, exitHint(c.Link))
 	}
 }
 
 // WaitFirst waits up to d for the first inbound message from index from on
-// that satisfies pred; ok is false when none came.
+// that satisfies pred; ok is false when none came (see Silence for why).
 func (c *Conn) WaitFirst(from int, d time.Duration, pred func(clients.Message) bool) (clients.Message, bool) {
 	ctx, cancel := context.WithTimeout(c.h.ctx, d)
 	defer cancel()
 	m, err := c.W.WaitFor(ctx, from, pred)
 	return m, err == nil
+}
+
+// Silence says why a wait of up to d for the server came back empty: the
+// connection ended (and how the server ended), or nothing came within d.
+func (c *Conn) Silence(d time.Duration) string {
+	select {
+	case <-c.W.Closed():
+		err := c.W.Err()
+		if err == nil {
+			err = io.EOF
+		}
+		return fmt.Sprintf("before the connection ended (%v)%s", err, exitHint(c.Link))
+	default:
+		return fmt.Sprintf("within %s%s", d, exitHint(c.Link))
+	}
 }
 
 // Progress returns the progress notifications from index from on, whatever

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -109,15 +110,85 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 	var t failRecorder
 	ginkgo.RunSpecs(&t, "mcp-conform", suiteCfg, repCfg)
 	signal.Reset(os.Interrupt)
+	recordUnrun(selected, suiteCfg.Timeout)
 
 	return BuildReport(cfg, opts.ToolVersion, started), nil
 }
 
-// BuildReport assembles the report of the checks recorded so far, in
-// catalog order.
+// recordUnrun reports the selected checks that never ran (Ginkgo skips the
+// rest of the suite once its timeout ends it or a signal interrupts it) as
+// ERROR, so that the report lists every selected check.
+func recordUnrun(selected []*Check, budget time.Duration) {
+	ran := map[string]bool{}
+	for _, r := range Results() {
+		ran[r.ID] = true
+	}
+	for _, c := range selected {
+		if ran[c.ID] {
+			continue
+		}
+		res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error,
+			Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
+		if vs := c.Versions(); len(vs) > 0 {
+			r := c.Rules[vs[0]]
+			res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
+		}
+		cfgMu.Lock()
+		results = append(results, res)
+		cfgMu.Unlock()
+	}
+}
+
+// BuildReport assembles the report of the checks recorded so far in this
+// process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
+	return buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+}
+
+// BuildReportFromGinkgo assembles the report from a Ginkgo suite report, as
+// ReportAfterSuite receives it: under ginkgo -p it holds the specs of every
+// parallel process.
+func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*reports.Report, error) {
+	var res []reports.Check
+	version := ""
+	for _, sr := range gr.SpecReports {
+		for _, e := range sr.ReportEntries {
+			if e.Name != resultEntry {
+				continue
+			}
+			ce, err := readCheckEntry(e.Value)
+			if err != nil {
+				return nil, fmt.Errorf("read result of %s: %w", sr.FullText(), err)
+			}
+			res = append(res, ce.Check)
+			if ce.Version != "" {
+				version = ce.Version
+			}
+		}
+	}
+	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil
+}
+
+// readCheckEntry reads a result entry: the value itself in the process that
+// ran the spec, JSON decoded into a map when it crossed from another one.
+func readCheckEntry(v types.ReportEntryValue) (checkEntry, error) {
+	if ce, ok := v.GetRawValue().(checkEntry); ok {
+		return ce, nil
+	}
+	raw := []byte(v.AsJSON)
+	if len(raw) == 0 {
+		var err error
+		if raw, err = json.Marshal(v.GetRawValue()); err != nil {
+			return checkEntry{}, err
+		}
+	}
+	var ce checkEntry
+	err := json.Unmarshal(raw, &ce)
+	return ce, err
+}
+
+func buildReport(cfg *Config, toolVersion string, started time.Time, res []reports.Check, version string) *reports.Report {
 	cfg = cfg.withDefaults()
-	res := Results()
 	order := map[string]int{}
 	for i, c := range catalog {
 		order[c.ID] = i
@@ -130,7 +201,7 @@ func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Re
 		StartedAt: started.UTC(),
 		Duration:  float64(time.Since(started).Microseconds()) / 1000,
 		Target: reports.Target{
-			Name: m.Name, Transport: m.Transport, ProtocolVersion: NegotiatedVersion(),
+			Name: m.Name, Transport: m.Transport, ProtocolVersion: version,
 			URL: m.URL, Mutant: cfg.Mutant,
 		},
 		Checks: res,

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -42,7 +41,6 @@ func TestSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := time.Now()
 	suites.Configure(cfg, nil)
 	suites.Register()
 	ginkgo.ReportAfterSuite("mcp-conform report", func(r ginkgo.Report) {
@@ -54,7 +52,11 @@ func TestSuites(t *testing.T) {
 			ginkgo.Fail(err.Error())
 		}
 		defer f.Close()
-		if err := reports.WriteJSON(f, suites.BuildReport(cfg, "test", started)); err != nil {
+		rep, err := suites.BuildReportFromGinkgo(cfg, "test", r)
+		if err != nil {
+			ginkgo.Fail(err.Error())
+		}
+		if err := reports.WriteJSON(f, rep); err != nil {
 			ginkgo.Fail(err.Error())
 		}
 	})

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,8 +103,47 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if err := checkProgram(cfg.Manifest); err != nil {
+		return nil, usageError{err}
+	}
 	return cfg, nil
 }
+
+// checkProgram fails early when the target's program cannot be found: a
+// run against it would start nothing, and with no roles declared every
+// check would SKIP and the run would pass. Names without a slash are looked
+// up in PATH as exec does; other relative paths are taken from the
+// manifest's directory, where the server is started.
+func checkProgram(m *suites.Manifest) error {
+	if m.Transport != "stdio" || len(m.Command) == 0 {
+		return nil
+	}
+	prog := m.Command[0]
+	if prog == "mcp-conform" && len(m.Command) > 1 && m.Command[1] == "fixture" {
+		return nil // served by this executable
+	}
+	if !strings.Contains(prog, "/") {
+		if _, err := exec.LookPath(prog); err != nil {
+			return fmt.Errorf("target command %q: %w", prog, err)
+		}
+		return nil
+	}
+	path := prog
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(m.Dir, path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("target command %q: %w", prog, err)
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return fmt.Errorf("target command %q: %s is not an executable file", prog, path)
+	}
+	return nil
+}
+
+// ansiEscape matches the colour sequences of a terminal.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func isKnownVersion(v string) bool {
 	switch v {
@@ -132,7 +175,8 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	opts := suites.RunOptions{LabelFilter: f.labelFilter, Focus: f.focus, ToolVersion: version, Budget: f.budget}
 	selected, err := suites.Selected(opts)
 	if err != nil {
-		return usageError{err}
+		// Ginkgo colours its label filter errors whatever the output.
+		return usageError{errors.New(ansiEscape.ReplaceAllString(err.Error(), ""))}
 	}
 	if len(selected) == 0 {
 		return usageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
