@@ -56,8 +56,20 @@ type Message struct {
 	// Env is the parsed envelope; Env.Kind is jsonrpc.Invalid for lines that
 	// are not a JSON-RPC object (including empty lines).
 	Env jsonrpc.Envelope
-	// Partial is true for a final line cut off by EOF before its newline.
+	// Partial is true for a final line cut off by EOF before its newline
+	// (HTTP: a JSON body cut before its end or larger than the limit).
 	Partial bool
+	// Stream names the HTTP response stream the message arrived on (HTTPWire
+	// only): the request's id text (e.g. `1`, `"a"`) for a POSTed request,
+	// "GET#n" for the n-th OpenGET, "POST#n" for the body of the n-th Notify,
+	// "DELETE#n", "RAW#n" for the n-th RawPOST. Empty on stdio.
+	Stream string
+	// EventID is the id field of the SSE event that carried the message (""
+	// when the event had none, or the message came in a JSON body).
+	EventID string
+	// EventType is the SSE event's type field ("" when absent, which SSE
+	// treats as "message").
+	EventType string
 }
 
 // WireOptions configures a Wire. The zero value is usable.

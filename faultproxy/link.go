@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -29,23 +27,13 @@ type Options struct {
 // Link carries line-framed messages between a client and a server in both
 // directions, applying its rules and recording its transcript.
 type Link struct {
-	rules *Rules
-	tr    *Transcript
-	opts  Options
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	*core
+	opts Options
+	wg   sync.WaitGroup
 
 	out     map[Direction]*lockedWriter
 	pending map[Direction]*sync.WaitGroup
-	seq     atomic.Int64
-	signal  func(Signal) error
-
-	pmu       sync.Mutex
-	delivered []*Message
-	passed    chan struct{}
-	done      map[Direction]chan struct{}
+	done    map[Direction]chan struct{}
 }
 
 // lockedWriter serialises writes to one destination. Writes from the pump
@@ -114,15 +102,14 @@ func newLink(parent context.Context, fromClient io.Reader, toServer io.Writer, f
 	if rules == nil {
 		rules = NewRules()
 	}
-	ctx, cancel := context.WithCancel(parent)
 	l := &Link{
-		rules: rules, tr: tr, opts: opts, ctx: ctx, cancel: cancel, signal: signal,
+		core: newCore(parent, tr, rules, signal),
+		opts: opts,
 		out: map[Direction]*lockedWriter{
 			ClientToServer: {w: toServer},
 			ServerToClient: {w: toClient},
 		},
 		pending: map[Direction]*sync.WaitGroup{ClientToServer: {}, ServerToClient: {}},
-		passed:  make(chan struct{}),
 		done:    map[Direction]chan struct{}{ClientToServer: make(chan struct{}), ServerToClient: make(chan struct{})},
 	}
 	l.wg.Add(2)
@@ -130,12 +117,6 @@ func newLink(parent context.Context, fromClient io.Reader, toServer io.Writer, f
 	go l.pump(ServerToClient, fromServer)
 	return l
 }
-
-// Rules returns the link's rule set; changes apply to the next message.
-func (l *Link) Rules() *Rules { return l.rules }
-
-// Transcript returns the link's transcript.
-func (l *Link) Transcript() *Transcript { return l.tr }
 
 // Done returns a channel closed when the given direction's source has ended
 // and everything pending in it is settled.
@@ -220,14 +201,20 @@ func (l *Link) passOversize(dir Direction, br *bufio.Reader, head []byte) error 
 
 // handle records msg and applies the first rule that fires, or delivers it.
 func (l *Link) handle(msg *Message) {
-	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: msg.Dir, Seq: msg.Seq, Raw: msg.Raw})
-	sel, ok := l.rules.evaluate(msg)
-	if !ok {
-		_ = l.deliver(msg, false)
-		return
-	}
-	sel.fault.Apply(l.ctx, &conduit{l: l, rule: sel.name, rng: sel.rng, dir: msg.Dir}, msg)
+	l.record(msg)
+	l.apply(msg, stdioSink{l: l, dir: msg.Dir})
 }
+
+// stdioSink delivers a link's messages to one direction's writer.
+type stdioSink struct {
+	l   *Link
+	dir Direction
+}
+
+func (s stdioSink) deliver(msg *Message, flush bool) error { return s.l.deliver(msg, flush) }
+func (s stdioSink) inject(dir Direction, raw []byte) error { return s.l.Inject(dir, raw) }
+func (s stdioSink) pending() *sync.WaitGroup               { return s.l.pending[s.dir] }
+func (s stdioSink) stream() StreamControl                  { return nil }
 
 // Deliver writes msg to its destination now and marks it passed.
 func (l *Link) Deliver(msg *Message) error { return l.deliver(msg, true) }
@@ -243,11 +230,7 @@ func (l *Link) deliver(msg *Message, flush bool) error {
 		l.tr.Add(Entry{Kind: EntryNote, Dir: msg.Dir, Seq: msg.Seq, Text: fmt.Sprintf("could not deliver: %v", err)})
 		return err
 	}
-	l.pmu.Lock()
-	l.delivered = append(l.delivered, msg)
-	close(l.passed)
-	l.passed = make(chan struct{})
-	l.pmu.Unlock()
+	l.markPassed(msg)
 	return nil
 }
 
@@ -256,31 +239,6 @@ func (l *Link) Inject(dir Direction, raw []byte) error {
 	msg := &Message{Seq: l.seq.Add(1), Dir: dir, Raw: raw, At: l.tr.Since(), Synthetic: true}
 	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Fault: "inject"})
 	return l.Deliver(msg)
-}
-
-// WaitPassed blocks until a delivered message satisfies m, counting those
-// delivered before the call, or until ctx ends.
-func (l *Link) WaitPassed(ctx context.Context, m Match) error {
-	next := 0
-	for {
-		l.pmu.Lock()
-		msgs := l.delivered[next:]
-		next = len(l.delivered)
-		ch := l.passed
-		l.pmu.Unlock()
-		for _, msg := range msgs {
-			if m.matches(msg, l.rules.repliedMethod(msg)) {
-				return nil
-			}
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-l.ctx.Done():
-			return l.ctx.Err()
-		}
-	}
 }
 
 // close stops every held message and waits up to wait for the pumps to
@@ -302,41 +260,4 @@ func (l *Link) close(wait time.Duration) bool {
 		l.tr.Note("link did not drain within %s", wait)
 		return false
 	}
-}
-
-// conduit is the Conduit a fault gets for one message.
-type conduit struct {
-	l    *Link
-	rule string
-	rng  *rand.Rand
-	dir  Direction
-}
-
-func (c *conduit) Deliver(msg *Message) error             { return c.l.Deliver(msg) }
-func (c *conduit) Inject(dir Direction, raw []byte) error { return c.l.Inject(dir, raw) }
-func (c *conduit) WaitPassed(ctx context.Context, m Match) error {
-	return c.l.WaitPassed(ctx, m)
-}
-func (c *conduit) Rand() *rand.Rand { return c.rng }
-func (c *conduit) Rule() string     { return c.rule }
-
-func (c *conduit) Signal(sig Signal) error {
-	if c.l.signal == nil {
-		return errors.New("faultproxy: this link has no process to signal")
-	}
-	c.l.tr.Add(Entry{Kind: EntryProcess, Rule: c.rule, Text: "signal " + sig.String()})
-	return c.l.signal(sig)
-}
-
-func (c *conduit) Record(msg *Message, fault, text string) {
-	c.l.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Rule: c.rule, Fault: fault, Text: text})
-}
-
-func (c *conduit) Go(fn func(ctx context.Context)) {
-	wg := c.l.pending[c.dir]
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		fn(c.l.ctx)
-	}()
 }

@@ -27,6 +27,12 @@ type Match struct {
 	// The rule engine remembers request methods while at least one rule is
 	// installed (with none, messages are not parsed at all).
 	RepliesTo string `json:"repliesTo,omitempty" yaml:"repliesTo,omitempty"`
+	// HTTPMethod restricts to messages of HTTP exchanges with this request
+	// method (GET, POST, DELETE); GET and DELETE requests are messages
+	// with an empty body.
+	HTTPMethod string `json:"httpMethod,omitempty" yaml:"httpMethod,omitempty"`
+	// Comment restricts to SSE comment blocks (heartbeats).
+	Comment bool `json:"comment,omitempty" yaml:"comment,omitempty"`
 }
 
 // IsZero reports whether the match selects everything.
@@ -40,6 +46,12 @@ func (m Match) matches(msg *Message, repliedMethod string) bool {
 	}
 	if m == (Match{Dir: m.Dir}) {
 		return true
+	}
+	if m.HTTPMethod != "" && m.HTTPMethod != msg.HTTPMethod {
+		return false
+	}
+	if m.Comment && !msg.Comment {
+		return false
 	}
 	env := msg.Envelope()
 	if m.Kind != "" && m.Kind != env.Kind {

@@ -50,6 +50,16 @@ type Message struct {
 	// NoDelimiter is true for a final fragment that ended without a
 	// newline; it is delivered without one too.
 	NoDelimiter bool
+	// Stream names the HTTP exchange the message belongs to; empty on
+	// stdio.
+	Stream string
+	// HTTPMethod is the request method of the exchange, on HTTP.
+	HTTPMethod string
+	// Comment is true for an SSE comment block (a heartbeat).
+	Comment bool
+	// Payload is the JSON-RPC text when it differs from Raw (the data of
+	// an SSE event); nil means Raw.
+	Payload []byte
 
 	once sync.Once
 	env  jsonrpc.Envelope
@@ -57,11 +67,18 @@ type Message struct {
 
 // Envelope parses the JSON-RPC envelope on first use.
 func (m *Message) Envelope() jsonrpc.Envelope {
-	m.once.Do(func() { m.env = jsonrpc.Parse(m.Raw) })
+	m.once.Do(func() {
+		if m.Payload != nil {
+			m.env = jsonrpc.Parse(m.Payload)
+		} else {
+			m.env = jsonrpc.Parse(m.Raw)
+		}
+	})
 	return m.env
 }
 
 // clone returns a copy that shares the bytes (they are never mutated).
 func (m *Message) clone() *Message {
-	return &Message{Seq: m.Seq, Dir: m.Dir, Raw: m.Raw, At: m.At, Synthetic: m.Synthetic, NoDelimiter: m.NoDelimiter}
+	return &Message{Seq: m.Seq, Dir: m.Dir, Raw: m.Raw, At: m.At, Synthetic: m.Synthetic, NoDelimiter: m.NoDelimiter,
+		Stream: m.Stream, HTTPMethod: m.HTTPMethod, Comment: m.Comment, Payload: m.Payload}
 }

@@ -25,7 +25,9 @@ import (
 //
 // Ids and progress tokens are written as JSON values: id: 3 is the number,
 // id: "3" the string. Faults: drop, delay, holdUntil (+max), duplicate,
-// inject (+injectDir, before, replace), crash (+deliverFirst), pause, pass.
+// inject (+injectDir, before, replace), crash (+deliverFirst), pause, pass,
+// and on HTTP: cut (+deliver), reset, buffer (bytes), throttle (bytes/s),
+// status (+body).
 type ruleFile struct {
 	Rules []ruleSpec `yaml:"rules"`
 }
@@ -48,6 +50,8 @@ type matchSpec struct {
 	ProgressToken any          `yaml:"progressToken"`
 	CancelledID   any          `yaml:"cancelledId"`
 	RepliesTo     string       `yaml:"repliesTo"`
+	HTTPMethod    string       `yaml:"httpMethod"`
+	Comment       bool         `yaml:"comment"`
 }
 
 type faultSpec struct {
@@ -64,6 +68,13 @@ type faultSpec struct {
 	Crash        bool           `yaml:"crash"`
 	DeliverFirst bool           `yaml:"deliverFirst"`
 	Pause        *time.Duration `yaml:"pause"`
+	Cut          bool           `yaml:"cut"`
+	Deliver      bool           `yaml:"deliver"`
+	Reset        bool           `yaml:"reset"`
+	Buffer       *int           `yaml:"buffer"`
+	Throttle     int            `yaml:"throttle"`
+	Status       int            `yaml:"status"`
+	Body         string         `yaml:"body"`
 }
 
 // ParseRules reads a rule file. Every rule needs a name and exactly one
@@ -116,7 +127,7 @@ func (rs ruleSpec) rule() (Rule, error) {
 }
 
 func (ms matchSpec) match() (Match, error) {
-	m := Match{Dir: ms.Dir, Kind: ms.Kind, Method: ms.Method, RepliesTo: ms.RepliesTo}
+	m := Match{Dir: ms.Dir, Kind: ms.Kind, Method: ms.Method, RepliesTo: ms.RepliesTo, HTTPMethod: ms.HTTPMethod, Comment: ms.Comment}
 	switch ms.Dir {
 	case "", ClientToServer, ServerToClient:
 	default:
@@ -194,9 +205,33 @@ func (fs faultSpec) fault() (Fault, error) {
 	if fs.Pause != nil {
 		faults = append(faults, Pause{For: *fs.Pause})
 	}
+	if fs.Cut {
+		faults = append(faults, Cut{Deliver: fs.Deliver})
+	}
+	if fs.Reset {
+		faults = append(faults, Reset{})
+	}
+	if fs.Buffer != nil {
+		if *fs.Buffer < 0 {
+			return nil, errors.New("buffer must not be negative")
+		}
+		faults = append(faults, Buffer{Bytes: *fs.Buffer})
+	}
+	if fs.Throttle < 0 {
+		return nil, errors.New("throttle must not be negative")
+	}
+	if fs.Throttle > 0 {
+		faults = append(faults, Throttle{BytesPerSecond: fs.Throttle})
+	}
+	if fs.Status != 0 {
+		if fs.Status < 100 || fs.Status > 599 {
+			return nil, fmt.Errorf("status %d is not an HTTP status", fs.Status)
+		}
+		faults = append(faults, Status{Code: fs.Status, Body: []byte(fs.Body)})
+	}
 	switch len(faults) {
 	case 0:
-		return nil, errors.New("no fault (drop, delay, holdUntil, duplicate, inject, crash, pause or pass)")
+		return nil, errors.New("no fault (drop, delay, holdUntil, duplicate, inject, crash, pause, cut, reset, buffer, throttle, status or pass)")
 	case 1:
 		return faults[0], nil
 	default:

@@ -210,6 +210,8 @@ type Conduit interface {
 	Rand() *rand.Rand
 	// Rule names the firing rule.
 	Rule() string
+	// Stream controls the message's HTTP response stream; nil on stdio.
+	Stream() StreamControl
 }
 
 // repliedMethod returns the method of the request msg answers, if known.

@@ -23,6 +23,9 @@ const (
 	EntryProcess EntryKind = "process"
 	// EntryNote is free text from the proxy or a check.
 	EntryNote EntryKind = "note"
+	// EntryHTTP is an HTTP request or response head (method, status,
+	// headers) on a Streamable HTTP link.
+	EntryHTTP EntryKind = "http"
 )
 
 // Entry is one transcript record.
@@ -36,6 +39,12 @@ type Entry struct {
 	// Dir and Seq identify the message, for message and fault entries.
 	Dir Direction `json:"dir,omitempty"`
 	Seq int64     `json:"seq,omitempty"`
+	// Stream names the HTTP exchange a message belongs to ("POST#3",
+	// "GET#1"); empty on stdio.
+	Stream string `json:"stream,omitempty"`
+	// HTTP holds the request line or status line and headers of an HTTP
+	// exchange, for http entries.
+	HTTP *HTTPInfo `json:"http,omitempty"`
 	// Raw is the message bytes as they crossed.
 	Raw []byte `json:"-"`
 	// Rule and Fault name what acted, for fault entries.
@@ -155,4 +164,12 @@ func (t *Transcript) WriteJSONL(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// HTTPInfo is the head of an HTTP request or response.
+type HTTPInfo struct {
+	Method string              `json:"method,omitempty"`
+	Path   string              `json:"path,omitempty"`
+	Status int                 `json:"status,omitempty"`
+	Header map[string][]string `json:"header,omitempty"`
 }

@@ -64,14 +64,16 @@ type Target struct {
 
 // Check is the result of one check against the target.
 type Check struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Level      Level    `json:"level"`
-	Status     Status   `json:"status"`
-	Reason     string   `json:"reason,omitempty"`
-	Spec       []string `json:"spec"`
-	Clause     string   `json:"clause,omitempty"`
-	DurationMs float64  `json:"durationMs"`
+	ID     string   `json:"id"`
+	Title  string   `json:"title"`
+	Level  Level    `json:"level"`
+	Status Status   `json:"status"`
+	Reason string   `json:"reason,omitempty"`
+	Spec   []string `json:"spec"`
+	Clause string   `json:"clause,omitempty"`
+	// Transport is the transport the check ran on ("stdio", "http").
+	Transport  string  `json:"transport,omitempty"`
+	DurationMs float64 `json:"durationMs"`
 	// Transcript is the evidence: every message and fault of the check, in
 	// order. It is always kept for FAIL, WARN and ERROR.
 	Transcript []Entry `json:"transcript,omitempty"`
@@ -96,6 +98,19 @@ type Entry struct {
 	// Text holds bytes that are not JSON (stderr lines, garbage on stdout)
 	// and free-form notes.
 	Text string `json:"text,omitempty"`
+	// Stream names the HTTP exchange ("POST#3") on Streamable HTTP.
+	Stream string `json:"stream,omitempty"`
+	// HTTP is the request or response head, for "http" entries.
+	HTTP *HTTPHead `json:"http,omitempty"`
+}
+
+// HTTPHead is an HTTP request line or status with its headers (secrets
+// redacted).
+type HTTPHead struct {
+	Method string              `json:"method,omitempty"`
+	Path   string              `json:"path,omitempty"`
+	Status int                 `json:"status,omitempty"`
+	Header map[string][]string `json:"header,omitempty"`
 }
 
 // Summary counts the checks by status.

@@ -10,9 +10,16 @@
 # Install scripts are not run (--ignore-scripts): the pinned packages ship
 # prebuilt dist/ files and need none.
 #
+# It also builds fixtures/targets/gosdk-server (a small server on the official Go
+# SDK, in its own nested Go module pinned by its go.mod/go.sum) into
+# .targets/bin/gosdk-server (git-ignored). Needs go; the build is skipped when
+# the sources, go.mod, go.sum and the go version are unchanged since the last
+# build (--force rebuilds).
+#
 # On success it prints, one per line, "NAME VERSION ENTRY" where ENTRY is the
-# server's entry file relative to the repository root, e.g.
+# server's entry file (or binary) relative to the repository root, e.g.
 #   server-everything 2026.8.31 .targets/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+#   gosdk-server v1.8.0 .targets/bin/gosdk-server
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -28,12 +35,13 @@ force=0
 case "${1:-}" in
   --force) force=1 ;;
   "") ;;
-  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-targets: unknown argument: $1" >&2; exit 2 ;;
 esac
 
 command -v node >/dev/null 2>&1 || { echo "install-targets: node not found (need node >= 20)" >&2; exit 1; }
 command -v npm  >/dev/null 2>&1 || { echo "install-targets: npm not found" >&2; exit 1; }
+command -v go   >/dev/null 2>&1 || { echo "install-targets: go not found (needed to build gosdk-server)" >&2; exit 1; }
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$node_major" -lt 20 ]; then
   echo "install-targets: node $(node --version) is too old (need >= 20)" >&2
@@ -78,8 +86,25 @@ else
   printf '%s\n' "$want" >"$stamp"
 fi
 
+# gosdk-server: a nested Go module (its own go.mod/go.sum), so building it never
+# touches the root module. Same stamp idea: sources + go.mod + go.sum + go version.
+gosrc="$root/fixtures/targets/gosdk-server"
+gobin="$prefix/bin/gosdk-server"
+gostamp="$prefix/bin/.gosdk-server.stamp"
+gowant="$(cd "$gosrc" && cat go.mod go.sum *.go | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
+if [ "$force" -eq 0 ] && [ -x "$gobin" ] && [ -f "$gostamp" ] && [ "$(cat "$gostamp")" = "$gowant" ]; then
+  : # already built
+else
+  echo "install-targets: building $gobin ..." >&2
+  mkdir -p "$prefix/bin"
+  rm -f "$gostamp"
+  (cd "$gosrc" && GOWORK=off go build -o "$gobin" .) >&2
+  printf '%s\n' "$gowant" >"$gostamp"
+fi
+
 for t in "${targets[@]}"; do
   IFS='|' read -r name pkg entry <<<"$t"
   version="$(node -p "require(process.argv[1]).version" "$prefix/node_modules/$pkg/package.json")"
   echo "$name $version .targets/node_modules/$pkg/$entry"
 done
+echo "gosdk-server $(awk '{for (i = 1; i < NF; i++) if ($i == "github.com/modelcontextprotocol/go-sdk") {print $(i+1); exit}}' "$gosrc/go.mod") .targets/bin/gosdk-server"

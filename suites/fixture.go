@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/fixtures"
 )
@@ -15,6 +16,17 @@ import (
 // ServeFixtureIfAsked serve the reference server (value "reference") or one
 // of its mutants (the mutant's name) on stdin/stdout.
 const fixtureEnv = "MCP_CONFORM_SERVE_FIXTURE"
+
+// fixtureHTTPEnv, set with fixtureEnv, serves Streamable HTTP on its value
+// (an address) instead of stdio; fixtureHeartbeatEnv sets the heartbeat.
+const (
+	fixtureHTTPEnv      = "MCP_CONFORM_FIXTURE_HTTP"
+	fixtureHeartbeatEnv = "MCP_CONFORM_FIXTURE_HEARTBEAT"
+)
+
+// referenceHeartbeat is the heartbeat of the built-in HTTP target: short,
+// so that the heartbeat check sees one within a short silent call.
+const referenceHeartbeat = 200 * time.Millisecond
 
 // ServeFixtureIfAsked serves the reference server and exits when the
 // process was started as the built-in target; otherwise it returns at once.
@@ -29,7 +41,30 @@ func ServeFixtureIfAsked() {
 	if v == "reference" {
 		mutant = ""
 	}
+	if addr := os.Getenv(fixtureHTTPEnv); addr != "" {
+		hb, _ := time.ParseDuration(os.Getenv(fixtureHeartbeatEnv))
+		os.Exit(ServeFixtureHTTP(mutant, addr, hb))
+	}
 	os.Exit(ServeFixture(mutant))
+}
+
+// ServeFixtureHTTP serves the reference server (or a mutant) on Streamable
+// HTTP at addr until SIGINT/SIGTERM, printing the endpoint URL on stdout
+// once listening, and returns the process exit code.
+func ServeFixtureHTTP(mutant, addr string, heartbeat time.Duration) int {
+	if mutant != "" && !fixtures.ValidMutant(mutant) {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat}
+	err := fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // ServeFixture serves the reference server (or a mutant) on stdin/stdout
@@ -50,6 +85,34 @@ func ServeFixture(mutant string) int {
 		return 1
 	}
 	return 0
+}
+
+// ReferenceTargets are the built-in targets: the reference server (or a
+// mutant) on every transport it serves.
+func ReferenceTargets(mutant string) []*Manifest {
+	return []*Manifest{ReferenceManifest(mutant), ReferenceHTTPManifest(mutant)}
+}
+
+// ReferenceHTTPManifest is the built-in Streamable HTTP target: the
+// reference server on a free loopback port, started by this executable.
+func ReferenceHTTPManifest(mutant string) *Manifest {
+	return &Manifest{
+		Name:      "mcp-conform-reference",
+		Transport: "http",
+		Command:   []string{"mcp-conform", "fixture", "--http", "127.0.0.1:{port}"},
+		URL:       "http://127.0.0.1:{port}/mcp",
+		Restart:   true,
+		Roles: map[string]Role{
+			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60},
+				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
+			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
+		},
+		Env: map[string]string{
+			fixtureEnv:          fixtureValue(mutant),
+			fixtureHTTPEnv:      "127.0.0.1:{port}",
+			fixtureHeartbeatEnv: referenceHeartbeat.String(),
+		},
+	}
 }
 
 // ReferenceManifest is the built-in target: the reference server, or one of

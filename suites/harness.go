@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/sse"
 )
 
 // The target configuration of the current run, set by Configure before
@@ -24,7 +26,7 @@ import (
 var (
 	cfgMu   sync.Mutex
 	current *Config
-	probed  *probeResult
+	probed  map[*Manifest]*probeResult
 	results []reports.Check
 	onCheck func(reports.Check)
 )
@@ -40,7 +42,7 @@ func Configure(c *Config, onResult func(reports.Check)) {
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
 	current = c.withDefaults()
-	probed = nil
+	probed = map[*Manifest]*probeResult{}
 	results = nil
 	onCheck = onResult
 }
@@ -52,15 +54,19 @@ func Results() []reports.Check {
 	return slices.Clone(results)
 }
 
-// NegotiatedVersion returns the protocol version the probe settled on, or
-// "" when it has not run or failed.
+// NegotiatedVersion returns the protocol version the probe of the first
+// target settled on, or "" when it has not run or failed.
 func NegotiatedVersion() string {
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
-	if probed == nil || probed.err != nil {
+	if current == nil || len(current.Targets) == 0 {
 		return ""
 	}
-	return probed.session.Version
+	p := probed[current.Targets[0]]
+	if p == nil || p.err != nil {
+		return ""
+	}
+	return p.session.Version
 }
 
 func config() *Config {
@@ -69,26 +75,37 @@ func config() *Config {
 	return current
 }
 
-// probe starts the target once per run to learn its protocol version.
-func probe(ctx context.Context, cfg *Config) (clients.Session, error) {
+// probe starts a target once per run to learn its protocol version.
+func probe(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, error) {
 	cfgMu.Lock()
-	p := probed
+	p := probed[target]
 	cfgMu.Unlock()
 	if p != nil {
 		return p.session, p.err
 	}
-	sess, err := func() (clients.Session, error) {
-		conn, err := startConn(ctx, cfg, nil, clients.Session{}, nil)
+	sess, err := probeTarget(ctx, cfg, target)
+	cfgMu.Lock()
+	probed[target] = &probeResult{session: sess, err: err}
+	cfgMu.Unlock()
+	return sess, err
+}
+
+// probeTarget starts the target, negotiates and stops it.
+func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, error) {
+	if target.Transport == "http" {
+		conn, err := startHTTPConn(ctx, cfg, target, nil, clients.Session{}, nil)
 		if err != nil {
 			return clients.Session{}, err
 		}
 		defer conn.close()
 		return conn.W.Session(), nil
-	}()
-	cfgMu.Lock()
-	probed = &probeResult{session: sess, err: err}
-	cfgMu.Unlock()
-	return sess, err
+	}
+	conn, err := startConn(ctx, cfg, target, nil, clients.Session{}, nil)
+	if err != nil {
+		return clients.Session{}, err
+	}
+	defer conn.close()
+	return conn.W.Session(), nil
 }
 
 // resultEntry names the hidden report entry that carries a check's whole
@@ -115,9 +132,11 @@ type H struct {
 	ctx     context.Context
 	check   *Check
 	cfg     *Config
+	target  *Manifest
 	session clients.Session
 	rule    Rule
 	conns   []*Conn
+	hconns  []*HConn
 	notes   []string
 }
 
@@ -129,20 +148,47 @@ type Conn struct {
 	h    *H
 }
 
-// define declares the Ginkgo spec of a check; body runs with a fresh H.
+// define declares the Ginkgo specs of a check, one per target it applies
+// to; body runs with a fresh H.
 func define(c *Check, body func(h *H)) {
-	labels := ginkgo.Label(c.Labels()...)
-	ginkgo.It(c.ID+" "+c.Title, labels, ginkgo.NodeTimeout(3*time.Minute), func(ctx ginkgo.SpecContext) {
-		runCheck(ctx, c, body)
-	})
+	cfg := config()
+	if cfg == nil {
+		return
+	}
+	for _, t := range targetsFor(cfg, c) {
+		labels := ginkgo.Label(c.Labels(t.Transport)...)
+		text := c.ID + " " + c.Title
+		if len(cfg.Targets) > 1 {
+			text = "[" + t.Transport + "] " + text
+		}
+		ginkgo.It(text, labels, ginkgo.NodeTimeout(3*time.Minute), func(ctx ginkgo.SpecContext) {
+			runCheck(ctx, c, t, body)
+		})
+	}
+}
+
+// targetsFor lists the targets a check runs against: with one target,
+// that target (a transport the check does not cover gives SKIP with the
+// reason); with several, those whose transport the check covers.
+func targetsFor(cfg *Config, c *Check) []*Manifest {
+	if len(cfg.Targets) == 1 {
+		return cfg.Targets
+	}
+	var out []*Manifest
+	for _, t := range cfg.Targets {
+		if slices.Contains(c.Transports, t.Transport) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // runCheck runs one check and records its result.
-func runCheck(ctx context.Context, c *Check, body func(h *H)) {
+func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) {
 	cfg := config()
 	start := time.Now()
-	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must}
-	h := &H{ctx: ctx, check: c, cfg: cfg}
+	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Transport: target.Transport}
+	h := &H{ctx: ctx, check: c, cfg: cfg, target: target}
 	v := h.run(body)
 	if ctx.Err() != nil && v.status != reports.Skip {
 		// Ginkgo cancelled the spec (the run's budget ran out, the check's
@@ -170,6 +216,9 @@ func runCheck(ctx context.Context, c *Check, body func(h *H)) {
 	}
 	res.Status, res.Reason = v.status, v.reason
 	for _, conn := range h.conns {
+		conn.close()
+	}
+	for _, conn := range h.hconns {
 		conn.close()
 	}
 	res.Transcript = h.transcript()
@@ -216,16 +265,16 @@ func (h *H) run(body func(h *H)) (v verdict) {
 	if h.cfg == nil {
 		panic(verdict{reports.Error, "no target configured (suites.Configure was not called)"})
 	}
-	if h.cfg.Manifest.Transport != "stdio" || !slices.Contains(h.check.Transports, h.cfg.Manifest.Transport) {
-		h.Skip(fmt.Sprintf("not on the %s transport", h.cfg.Manifest.Transport))
+	if !slices.Contains(h.check.Transports, h.target.Transport) {
+		h.Skip(fmt.Sprintf("not on the %s transport (applies to %s)", h.target.Transport, strings.Join(h.check.Transports, ", ")))
 	}
 	for _, role := range h.check.Roles {
-		if _, ok := h.cfg.Manifest.Roles[role]; !ok {
+		if _, ok := h.target.Roles[role]; !ok {
 			h.Skip(fmt.Sprintf("the target manifest declares no %q role", role))
 		}
 	}
 	sctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	sess, err := probe(sctx, h.cfg)
+	sess, err := probe(sctx, h.cfg, h.target)
 	cancel()
 	if err != nil {
 		h.Errorf("could not start and negotiate with the target: %v", err)
@@ -301,7 +350,10 @@ func (h *H) Errorf(format string, args ...any) {
 func (h *H) Notef(format string, args ...any) {
 	s := fmt.Sprintf(format, args...)
 	h.notes = append(h.notes, s)
-	if len(h.conns) > 0 {
+	switch {
+	case len(h.hconns) > 0:
+		h.hconns[len(h.hconns)-1].Proxy.Transcript().Note("%s", s)
+	case len(h.conns) > 0:
 		h.conns[len(h.conns)-1].Link.Transcript().Note("%s", s)
 	}
 }
@@ -313,14 +365,14 @@ func (h *H) Version() string { return h.session.Version }
 func (h *H) Ctx() context.Context { return h.ctx }
 
 // Role returns the manifest's role (run has already skipped when absent).
-func (h *H) Role(name string) Role { return h.cfg.Manifest.Roles[name] }
+func (h *H) Role(name string) Role { return h.target.Roles[name] }
 
 // Connect starts the target behind a new fault proxy link with rules
 // installed before the first message, and negotiates the run's version.
 func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
 	defer cancel()
-	c, err := startConn(ctx, h.cfg, rules, h.session, h)
+	c, err := startConn(ctx, h.cfg, h.target, rules, h.session, h)
 	if err != nil {
 		h.Errorf("start target: %v", err)
 	}
@@ -329,8 +381,8 @@ func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 
 // startConn starts the target, installs rules and negotiates: with a known
 // session it forces that version, otherwise it probes.
-func startConn(ctx context.Context, cfg *Config, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
-	argv, env, err := resolveCommand(cfg.Manifest)
+func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
+	argv, env, err := resolveCommand(target)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +390,7 @@ func startConn(ctx context.Context, cfg *Config, rules []faultproxy.Rule, sess c
 	if err := rs.Set(rules...); err != nil {
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
-	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: cfg.Manifest.Dir, Rules: rs}
+	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: target.Dir, Rules: rs}
 	if cfg.Verbose {
 		opts.StderrTee = os.Stderr
 	}
@@ -400,11 +452,18 @@ func (c *Conn) close() {
 // transcript merges the transcripts of the check's connections.
 func (h *H) transcript() []reports.Entry {
 	var out []reports.Entry
-	for i, c := range h.conns {
-		if len(h.conns) > 1 {
+	var trs []*faultproxy.Transcript
+	for _, c := range h.conns {
+		trs = append(trs, c.Link.Transcript())
+	}
+	for _, c := range h.hconns {
+		trs = append(trs, c.Proxy.Transcript())
+	}
+	for i, tr := range trs {
+		if len(trs) > 1 {
 			out = append(out, reports.Entry{Kind: "note", Text: fmt.Sprintf("connection %d", i+1)})
 		}
-		for _, e := range c.Link.Transcript().Entries() {
+		for _, e := range tr.Entries() {
 			out = append(out, toReportEntry(e))
 		}
 	}
@@ -414,16 +473,48 @@ func (h *H) transcript() []reports.Entry {
 func toReportEntry(e faultproxy.Entry) reports.Entry {
 	re := reports.Entry{
 		AtMs: float64(e.At.Microseconds()) / 1000, Kind: string(e.Kind), Dir: string(e.Dir),
-		Rule: e.Rule, Fault: e.Fault, Text: e.Text,
+		Rule: e.Rule, Fault: e.Fault, Text: e.Text, Stream: e.Stream,
+	}
+	if e.HTTP != nil {
+		re.HTTP = &reports.HTTPHead{Method: e.HTTP.Method, Path: e.HTTP.Path, Status: e.HTTP.Status, Header: e.HTTP.Header}
 	}
 	if e.Raw != nil {
-		if json.Valid(e.Raw) {
+		switch {
+		case json.Valid(e.Raw):
 			re.Raw = json.RawMessage(e.Raw)
-		} else {
+		case e.Stream != "" && e.Kind == faultproxy.EntryMessage:
+			re.Raw, re.Text = sseEntry(e.Raw)
+		default:
 			re.Text = string(e.Raw)
 		}
 	}
 	return re
+}
+
+// sseEntry shows an SSE event of a transcript as its JSON-RPC message (the
+// data, when it is JSON) and its other fields as text.
+func sseEntry(raw []byte) (json.RawMessage, string) {
+	ev, err := sse.NewReader(bytes.NewReader(raw), sse.Options{Lenient: true}).Next()
+	if err != nil {
+		return nil, string(raw)
+	}
+	var fields []string
+	if ev.IsComment {
+		return nil, "sse comment: " + ev.Comment
+	}
+	if ev.HasID {
+		fields = append(fields, "id: "+ev.ID)
+	}
+	if ev.Type != "" {
+		fields = append(fields, "event: "+ev.Type)
+	}
+	if ev.HasRetry {
+		fields = append(fields, fmt.Sprintf("retry: %d", ev.Retry))
+	}
+	if ev.HasData && json.Valid([]byte(ev.Data)) {
+		return json.RawMessage(ev.Data), strings.Join(append([]string{"sse"}, fields...), " ")
+	}
+	return nil, string(raw)
 }
 
 // ---- helpers check bodies share ----

@@ -5,4 +5,7 @@ package suites
 func Register() {
 	registerCancel()
 	registerProgress()
+	registerHTTPCancel()
+	registerHTTPChecks()
+	registerHTTPReconnect()
 }

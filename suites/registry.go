@@ -66,12 +66,10 @@ func (c *Check) RuleFor(v string) (Rule, bool) {
 	return r, ok
 }
 
-// Labels are the Ginkgo labels of the check's spec, for --label-filter.
-func (c *Check) Labels() []string {
-	ls := []string{"area:" + strings.ToLower(c.Area()), "id:" + c.ID}
-	for _, t := range c.Transports {
-		ls = append(ls, "transport:"+t)
-	}
+// Labels are the Ginkgo labels of the check's spec on a transport, for
+// --label-filter.
+func (c *Check) Labels(transport string) []string {
+	ls := []string{"area:" + strings.ToLower(c.Area()), "id:" + c.ID, "transport:" + transport}
 	levels := map[reports.Level]bool{}
 	for _, v := range c.Versions() {
 		ls = append(ls, "spec:"+v)

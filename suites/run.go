@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,20 @@ type RunOptions struct {
 
 var registerOnce sync.Once
 
+// Planned counts the check runs a configuration and options select: each
+// selected check once per target it applies to.
+func Planned(cfg *Config, opts RunOptions) (int, error) {
+	checks, err := Selected(opts)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range checks {
+		n += len(targetsFor(cfg, c))
+	}
+	return n, nil
+}
+
 // Selected returns the checks the options select, in catalog order.
 func Selected(opts RunOptions) ([]*Check, error) {
 	filter := func([]string) bool { return true }
@@ -56,7 +71,7 @@ func Selected(opts RunOptions) ([]*Check, error) {
 	}
 	var out []*Check
 	for _, c := range catalog {
-		if !filter(c.Labels()) {
+		if !slices.ContainsFunc(c.Transports, func(t string) bool { return filter(c.Labels(t)) }) {
 			continue
 		}
 		if len(focus) > 0 && !slices.ContainsFunc(focus, func(re *regexp.Regexp) bool {
@@ -81,12 +96,16 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	total, err := Planned(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
 	started := time.Now()
 	done := 0
 	Configure(cfg, func(c reports.Check) {
 		done++
 		if opts.OnResult != nil {
-			opts.OnResult(done, len(selected), c)
+			opts.OnResult(done, total, c)
 		}
 	})
 	registerOnce.Do(Register)
@@ -110,7 +129,7 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 	var t failRecorder
 	ginkgo.RunSpecs(&t, "mcp-conform", suiteCfg, repCfg)
 	signal.Reset(os.Interrupt)
-	recordUnrun(selected, suiteCfg.Timeout)
+	recordUnrun(config(), selected, suiteCfg.Timeout)
 
 	return BuildReport(cfg, opts.ToolVersion, started), nil
 }
@@ -118,24 +137,26 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 // recordUnrun reports the selected checks that never ran (Ginkgo skips the
 // rest of the suite once its timeout ends it or a signal interrupts it) as
 // ERROR, so that the report lists every selected check.
-func recordUnrun(selected []*Check, budget time.Duration) {
+func recordUnrun(cfg *Config, selected []*Check, budget time.Duration) {
 	ran := map[string]bool{}
 	for _, r := range Results() {
-		ran[r.ID] = true
+		ran[r.ID+"/"+r.Transport] = true
 	}
 	for _, c := range selected {
-		if ran[c.ID] {
-			continue
+		for _, t := range targetsFor(cfg, c) {
+			if ran[c.ID+"/"+t.Transport] {
+				continue
+			}
+			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport,
+				Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
+			if vs := c.Versions(); len(vs) > 0 {
+				r := c.Rules[vs[0]]
+				res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
+			}
+			cfgMu.Lock()
+			results = append(results, res)
+			cfgMu.Unlock()
 		}
-		res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error,
-			Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
-		if vs := c.Versions(); len(vs) > 0 {
-			r := c.Rules[vs[0]]
-			res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
-		}
-		cfgMu.Lock()
-		results = append(results, res)
-		cfgMu.Unlock()
 	}
 }
 
@@ -169,6 +190,14 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil
 }
 
+// transportOrder sorts stdio before http.
+func transportOrder(t string) string {
+	if t == "stdio" {
+		return "0"
+	}
+	return "1" + t
+}
+
 // readCheckEntry reads a result entry: the value itself in the process that
 // ran the spec, JSON decoded into a map when it crossed from another one.
 func readCheckEntry(v types.ReportEntryValue) (checkEntry, error) {
@@ -193,21 +222,29 @@ func buildReport(cfg *Config, toolVersion string, started time.Time, res []repor
 	for i, c := range catalog {
 		order[c.ID] = i
 	}
-	slices.SortStableFunc(res, func(a, b reports.Check) int { return order[a.ID] - order[b.ID] })
-	m := cfg.Manifest
+	slices.SortStableFunc(res, func(a, b reports.Check) int {
+		if a.Transport != b.Transport {
+			return strings.Compare(transportOrder(a.Transport), transportOrder(b.Transport))
+		}
+		return order[a.ID] - order[b.ID]
+	})
+	m := cfg.Targets[0]
 	r := &reports.Report{
 		Schema:    reports.SchemaV1,
 		Tool:      reports.Tool{Name: "mcp-conform", Version: toolVersion},
 		StartedAt: started.UTC(),
 		Duration:  float64(time.Since(started).Microseconds()) / 1000,
 		Target: reports.Target{
-			Name: m.Name, Transport: m.Transport, ProtocolVersion: version,
+			Name: cfg.Name(), Transport: cfg.Transports(), ProtocolVersion: version,
 			URL: m.URL, Mutant: cfg.Mutant,
 		},
 		Checks: res,
 	}
-	if len(m.Command) > 0 {
+	if len(m.Command) > 0 && len(cfg.Targets) == 1 {
 		r.Target.Command = fmt.Sprint(m.Command)
+	}
+	if len(cfg.Targets) > 1 {
+		r.Target.URL = ""
 	}
 	r.Summary = reports.Summarize(res)
 	return r

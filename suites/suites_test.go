@@ -17,6 +17,7 @@ import (
 var (
 	flagStdio    = flag.String("stdio", "", "command line of a stdio MCP server to test")
 	flagManifest = flag.String("manifest", "", "target manifest (YAML)")
+	flagURL      = flag.String("url", "", "endpoint URL of a running Streamable HTTP MCP server")
 	flagSpec     = flag.String("spec", "", "force a protocol version")
 	flagMutant   = flag.String("mutant", "", "run against this mutant of the reference server")
 	flagJSON     = flag.String("json", "", "write the JSON report here")
@@ -30,14 +31,7 @@ func TestMain(m *testing.M) {
 func TestSuites(t *testing.T) {
 	cfg := &suites.Config{Spec: *flagSpec, Mutant: *flagMutant}
 	var err error
-	switch {
-	case *flagManifest != "":
-		cfg.Manifest, err = suites.LoadManifest(*flagManifest)
-	case *flagStdio != "":
-		cfg.Manifest, err = suites.StdioManifest(*flagStdio)
-	default:
-		cfg.Manifest = suites.ReferenceManifest(*flagMutant)
-	}
+	cfg.Targets, err = suites.TargetFlags{Stdio: *flagStdio, URL: *flagURL, Manifest: *flagManifest, Mutant: *flagMutant}.Targets()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +73,9 @@ func (m *Manifest) Validate() error {
 			return errors.New("stdio target needs a command")
 		}
 	case "http":
-		return errors.New("the http transport is not supported yet by this version of mcp-conform")
+		if m.URL == "" {
+			return errors.New("http target needs a url")
+		}
 	default:
 		return fmt.Errorf("unknown transport %q (stdio or http)", m.Transport)
 	}
@@ -83,14 +86,19 @@ func (m *Manifest) Validate() error {
 	}
 	if m.Name == "" {
 		m.Name = strings.Join(m.Command, " ")
+		if m.Name == "" {
+			m.Name = m.URL
+		}
 	}
 	return nil
 }
 
-// Config is everything a run needs to know about its target.
+// Config is everything a run needs to know about its targets.
 type Config struct {
-	// Manifest is the target.
-	Manifest *Manifest
+	// Targets are the servers checked; each applicable check runs against
+	// each of them (the built-in reference is one stdio and one HTTP
+	// target).
+	Targets []*Manifest
 	// Spec forces a protocol version; empty means the newest accepted.
 	Spec string
 	// Mutant names the reference server mutant in use, for reports.
@@ -132,4 +140,62 @@ func StdioManifest(cmdline string) (*Manifest, error) {
 	wd, _ := os.Getwd()
 	m := &Manifest{Name: cmdline, Transport: "stdio", Command: argv, Dir: wd}
 	return m, m.Validate()
+}
+
+// URLManifest builds a manifest for a server given with --url: no command
+// (the server is already running), no roles.
+func URLManifest(url string) (*Manifest, error) {
+	wd, _ := os.Getwd()
+	m := &Manifest{Name: url, Transport: "http", URL: url, Dir: wd}
+	return m, m.Validate()
+}
+
+// Name names the targets of a run for reports.
+func (c *Config) Name() string {
+	var names []string
+	for _, t := range c.Targets {
+		if !slices.Contains(names, t.Name) {
+			names = append(names, t.Name)
+		}
+	}
+	return strings.Join(names, " + ")
+}
+
+// Transports lists the targets' transports, e.g. "stdio" or "stdio,http".
+func (c *Config) Transports() string {
+	var ts []string
+	for _, t := range c.Targets {
+		if !slices.Contains(ts, t.Transport) {
+			ts = append(ts, t.Transport)
+		}
+	}
+	return strings.Join(ts, ",")
+}
+
+// TargetFlags are the ways a user names targets on the command line.
+type TargetFlags struct {
+	Stdio, URL, Manifest, Mutant string
+}
+
+// Targets resolves the flags to the targets of a run: one named target, or
+// the built-in reference server (with the mutant, if any).
+func (f TargetFlags) Targets() ([]*Manifest, error) {
+	var (
+		m   *Manifest
+		err error
+	)
+	switch {
+	case f.Manifest != "":
+		m, err = LoadManifest(f.Manifest)
+	case f.Stdio != "":
+		m, err = StdioManifest(f.Stdio)
+	case f.URL != "":
+		m, err = URLManifest(f.URL)
+	default:
+		return ReferenceTargets(f.Mutant), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []*Manifest{m}, nil
 }

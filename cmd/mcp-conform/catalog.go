@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -88,12 +89,14 @@ func newExplainCmd() *cobra.Command {
 
 func newFixtureCmd() *cobra.Command {
 	var mutant, httpAddr string
+	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
 		Use:   "fixture",
 		Short: "Serve the reference MCP server (or one of its mutants) on stdio",
 		Long: `Serve the reference server over stdio: it keeps the whole contract mcp-conform
-checks. --mutant switches on exactly one deliberate bug, to see a check fail.`,
+checks. --mutant switches on exactly one deliberate bug, to see a check fail.
+--http serves Streamable HTTP instead (both protocol eras on one endpoint).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list {
@@ -104,11 +107,14 @@ checks. --mutant switches on exactly one deliberate bug, to see a check fail.`,
 				}
 				return tw.Flush()
 			}
-			if httpAddr != "" {
-				return usageError{fmt.Errorf("--http: the Streamable HTTP reference server is not supported yet")}
-			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
+			}
+			if httpAddr != "" {
+				if code := suites.ServeFixtureHTTP(mutant, httpAddr, heartbeat); code != 0 {
+					return exitError{code}
+				}
+				return nil
 			}
 			if code := suites.ServeFixture(mutant); code != 0 {
 				return exitError{code}
@@ -117,7 +123,8 @@ checks. --mutant switches on exactly one deliberate bug, to see a check fail.`,
 		},
 	}
 	cmd.Flags().StringVar(&mutant, "mutant", "", "switch on one deliberate bug")
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (not supported yet)")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:3001; the endpoint is /mcp, printed once listening)")
+	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks")
 	return cmd
 }

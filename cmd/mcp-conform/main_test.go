@@ -97,6 +97,21 @@ func (r result) check(t *testing.T, id string) reports.Check {
 	return reports.Check{}
 }
 
+// checkOn returns the named check run on a transport.
+func (r result) checkOn(t *testing.T, id, transport string) reports.Check {
+	t.Helper()
+	if r.report == nil {
+		t.Fatalf("no report written\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.ID == id && (transport == "" || c.Transport == transport) {
+			return c
+		}
+	}
+	t.Fatalf("check %s on %s not in the report", id, transport)
+	return reports.Check{}
+}
+
 // parallelism bounds concurrent runs to the machine's cores.
 var parallelism = make(chan struct{}, max(1, runtime.NumCPU()))
 

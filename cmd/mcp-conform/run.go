@@ -47,7 +47,7 @@ Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to test")
-	fl.StringVar(&f.url, "url", "", "URL of a Streamable HTTP MCP server (not supported yet)")
+	fl.StringVar(&f.url, "url", "", "URL of a running Streamable HTTP MCP server (its endpoint, e.g. http://127.0.0.1:3001/mcp)")
 	fl.StringVar(&f.manifest, "manifest", "", "target manifest (YAML) naming the server and its roles")
 	fl.StringVar(&f.mutant, "mutant", "", "built-in target with this mutant switched on (see 'mcp-conform fixture --list')")
 	fl.StringVar(&f.jsonOut, "json", "", "write the JSON report (schema mcp-conform/report/v1) to this file")
@@ -82,8 +82,6 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 		return nil, usageError{errors.New("--mutant applies to the built-in target only")}
 	case f.mutant != "" && !fixtures.ValidMutant(f.mutant):
 		return nil, usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", f.mutant)}
-	case f.url != "":
-		return nil, usageError{errors.New("--url: the Streamable HTTP transport is not supported yet by this version")}
 	case f.htmlOut != "":
 		return nil, usageError{errors.New("--html: the HTML report is not supported yet by this version")}
 	case f.spec != "" && !isKnownVersion(f.spec):
@@ -92,19 +90,14 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 	cfg := &suites.Config{Spec: f.spec, Mutant: f.mutant, Strict: f.strict, Verbose: f.verbose,
 		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout}
 	var err error
-	switch {
-	case f.manifest != "":
-		cfg.Manifest, err = suites.LoadManifest(f.manifest)
-	case f.stdio != "":
-		cfg.Manifest, err = suites.StdioManifest(f.stdio)
-	default:
-		cfg.Manifest = suites.ReferenceManifest(f.mutant)
-	}
+	cfg.Targets, err = suites.TargetFlags{Stdio: f.stdio, URL: f.url, Manifest: f.manifest, Mutant: f.mutant}.Targets()
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if err := checkProgram(cfg.Manifest); err != nil {
-		return nil, usageError{err}
+	for _, t := range cfg.Targets {
+		if err := checkProgram(t); err != nil {
+			return nil, usageError{err}
+		}
 	}
 	return cfg, nil
 }
@@ -115,7 +108,7 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 // up in PATH as exec does; other relative paths are taken from the
 // manifest's directory, where the server is started.
 func checkProgram(m *suites.Manifest) error {
-	if m.Transport != "stdio" || len(m.Command) == 0 {
+	if len(m.Command) == 0 {
 		return nil
 	}
 	prog := m.Command[0]
@@ -173,18 +166,18 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	opts := suites.RunOptions{LabelFilter: f.labelFilter, Focus: f.focus, ToolVersion: version, Budget: f.budget}
-	selected, err := suites.Selected(opts)
+	selected, err := suites.Planned(cfg, opts)
 	if err != nil {
 		// Ginkgo colours its label filter errors whatever the output.
 		return usageError{errors.New(ansiEscape.ReplaceAllString(err.Error(), ""))}
 	}
-	if len(selected) == 0 {
+	if selected == 0 {
 		return usageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	errColor := useColor(f.color, stderr)
 	if !f.quiet {
-		fmt.Fprintf(stderr, "mcp-conform %s: %d check(s) against %s\n", version, len(selected), cfg.Manifest.Name)
+		fmt.Fprintf(stderr, "mcp-conform %s: %d check(s) against %s\n", version, selected, cfg.Name())
 		opts.OnResult = func(done, total int, c reports.Check) {
 			_ = reports.WriteProgress(stderr, done, total, c, errColor)
 		}

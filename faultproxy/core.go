@@ -1,0 +1,153 @@
+package faultproxy
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+)
+
+// core is what every transport shares: the rule engine, the transcript, the
+// record of delivered messages that hold-until waits on, and the process to
+// signal.
+type core struct {
+	rules  *Rules
+	tr     *Transcript
+	ctx    context.Context
+	cancel context.CancelFunc
+	seq    atomic.Int64
+	signal func(Signal) error
+
+	pmu       sync.Mutex
+	delivered []*Message
+	passed    chan struct{}
+}
+
+func newCore(parent context.Context, tr *Transcript, rules *Rules, signal func(Signal) error) *core {
+	if rules == nil {
+		rules = NewRules()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	return &core{rules: rules, tr: tr, ctx: ctx, cancel: cancel, signal: signal, passed: make(chan struct{})}
+}
+
+// Rules returns the rule set; changes apply to the next message.
+func (c *core) Rules() *Rules { return c.rules }
+
+// Transcript returns the transcript.
+func (c *core) Transcript() *Transcript { return c.tr }
+
+// record writes msg's arrival in the transcript.
+func (c *core) record(msg *Message) {
+	c.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: msg.Dir, Seq: msg.Seq, Raw: msg.Raw, Stream: msg.Stream})
+}
+
+// markPassed notes that msg reached its destination.
+func (c *core) markPassed(msg *Message) {
+	c.pmu.Lock()
+	c.delivered = append(c.delivered, msg)
+	close(c.passed)
+	c.passed = make(chan struct{})
+	c.pmu.Unlock()
+}
+
+// WaitPassed blocks until a delivered message satisfies m, counting those
+// delivered before the call, or until ctx ends.
+func (c *core) WaitPassed(ctx context.Context, m Match) error {
+	next := 0
+	for {
+		c.pmu.Lock()
+		msgs := c.delivered[next:]
+		next = len(c.delivered)
+		ch := c.passed
+		c.pmu.Unlock()
+		for _, msg := range msgs {
+			if m.matches(msg, c.rules.repliedMethod(msg)) {
+				return nil
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+	}
+}
+
+// sink is where a transport delivers one message.
+type sink interface {
+	// deliver writes msg; flush false lets the transport batch writes.
+	deliver(msg *Message, flush bool) error
+	// inject sends a synthetic message in dir.
+	inject(dir Direction, raw []byte) error
+	// pending tracks work a fault started for messages of this sink.
+	pending() *sync.WaitGroup
+	// stream controls the message's HTTP response stream, nil elsewhere.
+	stream() StreamControl
+}
+
+// apply runs the first rule that fires on msg, or delivers it.
+func (c *core) apply(msg *Message, s sink) {
+	sel, ok := c.rules.evaluate(msg)
+	if !ok {
+		_ = s.deliver(msg, false)
+		return
+	}
+	sel.fault.Apply(c.ctx, &conduit{c: c, s: s, rule: sel.name, rng: sel.rng}, msg)
+}
+
+// StreamControl acts on the HTTP response stream a message belongs to.
+type StreamControl interface {
+	// Cut closes the stream to the client now; later events are discarded.
+	Cut(reason string)
+	// Reset closes the client's connection abruptly.
+	Reset(reason string)
+	// Buffer holds the stream's bytes until n bytes accumulate or it ends.
+	Buffer(n int)
+	// Throttle limits the stream to bytesPerSecond toward the client.
+	Throttle(bytesPerSecond int)
+	// ReplaceStatus answers the client with this status and body instead
+	// of the server's response; false when headers were already sent.
+	ReplaceStatus(code int, body []byte) bool
+}
+
+// conduit is the Conduit a fault gets for one message.
+type conduit struct {
+	c    *core
+	s    sink
+	rule string
+	rng  *rand.Rand
+}
+
+func (c *conduit) Deliver(msg *Message) error             { return c.s.deliver(msg, true) }
+func (c *conduit) Inject(dir Direction, raw []byte) error { return c.s.inject(dir, raw) }
+func (c *conduit) WaitPassed(ctx context.Context, m Match) error {
+	return c.c.WaitPassed(ctx, m)
+}
+func (c *conduit) Rand() *rand.Rand      { return c.rng }
+func (c *conduit) Rule() string          { return c.rule }
+func (c *conduit) Stream() StreamControl { return c.s.stream() }
+
+func (c *conduit) Signal(sig Signal) error {
+	if c.c.signal == nil {
+		return errors.New("faultproxy: this link has no process to signal")
+	}
+	c.c.tr.Add(Entry{Kind: EntryProcess, Rule: c.rule, Text: "signal " + sig.String()})
+	return c.c.signal(sig)
+}
+
+func (c *conduit) Record(msg *Message, fault, text string) {
+	c.c.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Stream: msg.Stream, Rule: c.rule, Fault: fault, Text: text})
+}
+
+func (c *conduit) Go(fn func(ctx context.Context)) {
+	wg := c.s.pending()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fn(c.c.ctx)
+	}()
+}

@@ -1,0 +1,594 @@
+package faultproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/sse"
+)
+
+// HTTPOptions configures a Streamable HTTP link.
+type HTTPOptions struct {
+	Options
+	// Upstream is the server's MCP endpoint URL.
+	Upstream string
+	// Listen is the proxy's address; empty means 127.0.0.1:0.
+	Listen string
+	// Rules is the rule set to start with; nil means none.
+	Rules *Rules
+	// Transport carries requests upstream; nil means a clone of
+	// http.DefaultTransport with compression left to the endpoints.
+	Transport http.RoundTripper
+	// Signal, when set, reaches the process group of a server the harness
+	// started, for crash and pause faults.
+	Signal func(Signal) error
+	// Redact lists header names whose values the transcript hides;
+	// Authorization and Cookie are always hidden.
+	Redact []string
+	// Transcript, when set, is used instead of a new one (to share it with
+	// the server process's output).
+	Transcript *Transcript
+}
+
+// HTTP is a fault proxy in front of a Streamable HTTP server: each POST
+// body, each JSON response and each SSE event is a message that goes
+// through the rules; with no rule active it relays bytes unchanged and
+// flushes at every event boundary.
+type HTTP struct {
+	*core
+	opts     HTTPOptions
+	upstream *url.URL
+	srv      *http.Server
+	ln       net.Listener
+	client   *http.Client
+	exch     atomic.Int64
+	handlers sync.WaitGroup
+	redact   map[string]bool
+}
+
+// StartHTTP starts a proxy listening on opts.Listen in front of
+// opts.Upstream.
+func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
+	up, err := url.Parse(opts.Upstream)
+	if err != nil || up.Scheme == "" || up.Host == "" {
+		return nil, fmt.Errorf("faultproxy: upstream %q is not an absolute URL", opts.Upstream)
+	}
+	if opts.MaxFrame <= 0 {
+		opts.MaxFrame = DefaultMaxFrame
+	}
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: listen %s: %w", opts.Listen, err)
+	}
+	rt := opts.Transport
+	if rt == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableCompression = true
+		t.MaxIdleConnsPerHost = 64
+		rt = t
+	}
+	tr := opts.Transcript
+	if tr == nil {
+		tr = NewTranscript(opts.TranscriptSink)
+	}
+	p := &HTTP{
+		core:     newCore(ctx, tr, opts.Rules, opts.Signal),
+		opts:     opts,
+		upstream: up,
+		ln:       ln,
+		client:   &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		redact:   map[string]bool{"Authorization": true, "Cookie": true, "Set-Cookie": true, "Proxy-Authorization": true},
+	}
+	for _, h := range opts.Redact {
+		p.redact[http.CanonicalHeaderKey(h)] = true
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(ln) }()
+	p.tr.Add(Entry{Kind: EntryNote, Text: fmt.Sprintf("proxy %s → %s", p.URL(), opts.Upstream)})
+	return p, nil
+}
+
+// URL is the proxy's endpoint: the upstream URL with the proxy's address.
+func (p *HTTP) URL() string {
+	u := *p.upstream
+	u.Scheme = "http"
+	u.Host = p.ln.Addr().String()
+	return u.String()
+}
+
+// Addr is the proxy's listening address.
+func (p *HTTP) Addr() string { return p.ln.Addr().String() }
+
+// Close stops held messages, closes every open stream and the listener,
+// and waits (bounded) for the handlers to end.
+func (p *HTTP) Close() error {
+	p.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = p.srv.Shutdown(ctx)
+	_ = p.srv.Close()
+	done := make(chan struct{})
+	go func() { p.handlers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		p.tr.Note("proxy handlers did not drain within 3s")
+	}
+	return nil
+}
+
+// exchange is one HTTP request through the proxy and its response.
+type exchange struct {
+	p      *HTTP
+	w      http.ResponseWriter
+	r      *http.Request
+	name   string
+	body   []byte
+	pend   sync.WaitGroup
+	upCtx  context.Context
+	upStop context.CancelFunc
+
+	mu          sync.Mutex
+	forwarded   bool
+	resp        *http.Response
+	fwdErr      error
+	replaced    int
+	replaceBody []byte
+	headersSent bool
+	cut         bool
+	reset       bool
+	bufLimit    int
+	buf         []byte
+	bps         int
+}
+
+// ServeHTTP relays one exchange.
+func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.handlers.Add(1)
+	defer p.handlers.Done()
+	n := p.exch.Add(1)
+	ex := &exchange{p: p, w: w, r: r, name: fmt.Sprintf("%s#%d", r.Method, n)}
+	ex.upCtx, ex.upStop = context.WithCancel(r.Context())
+	defer ex.upStop()
+	stop := context.AfterFunc(p.ctx, ex.upStop)
+	defer stop()
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(p.opts.MaxFrame)+1))
+	if err != nil {
+		p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "reading the request body: " + err.Error()})
+		return
+	}
+	if len(body) > p.opts.MaxFrame {
+		p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: fmt.Sprintf("request body over %d bytes refused with 413", p.opts.MaxFrame)})
+		http.Error(w, "request too large for the proxy", http.StatusRequestEntityTooLarge)
+		return
+	}
+	ex.body = body
+	p.tr.Add(Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: r.URL.RequestURI(), Header: p.headers(r.Header)}})
+	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method}
+	p.record(msg)
+	p.apply(msg, reqSink{ex})
+	ex.pend.Wait()
+
+	ex.mu.Lock()
+	forwarded, resp, fwdErr, replaced := ex.forwarded, ex.resp, ex.fwdErr, ex.replaced
+	ex.mu.Unlock()
+	switch {
+	case replaced != 0:
+		ex.writeReplacement()
+		return
+	case !forwarded:
+		ex.lost(msg)
+		return
+	case fwdErr != nil:
+		p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "upstream: " + fwdErr.Error()})
+		if r.Context().Err() == nil {
+			http.Error(w, "mcp-conform proxy: upstream unreachable: "+fwdErr.Error(), http.StatusBadGateway)
+		}
+		return
+	}
+	defer resp.Body.Close()
+	p.tr.Add(Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
+	if isEventStream(resp.Header) {
+		ex.relaySSE(resp)
+	} else {
+		ex.relayBody(resp)
+	}
+	if ex.reset {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// headers copies h for the transcript, hiding secrets.
+func (p *HTTP) headers(h http.Header) map[string][]string {
+	out := make(map[string][]string, len(h))
+	for k, v := range h {
+		if p.redact[http.CanonicalHeaderKey(k)] {
+			out[k] = []string{"[redacted]"}
+			continue
+		}
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// forward sends the request upstream once.
+func (ex *exchange) forward(body []byte) (*http.Response, error) {
+	u := *ex.p.upstream
+	u.Path, u.RawPath, u.RawQuery = ex.r.URL.Path, ex.r.URL.RawPath, ex.r.URL.RawQuery
+	req, err := http.NewRequestWithContext(ex.upCtx, ex.r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = ex.r.Header.Clone()
+	for _, h := range hopHeaders {
+		req.Header.Del(h)
+	}
+	if len(body) == 0 && ex.r.Method != http.MethodPost {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	return ex.p.client.Do(req)
+}
+
+// lost answers the client when its request never reached the server: a
+// notification or response gets 202 (as if accepted), a request a response
+// stream that ends before any event (the request was lost in transit).
+func (ex *exchange) lost(msg *Message) {
+	env := msg.Envelope()
+	if env.Kind == jsonrpc.Request {
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "request never reached the server: answered with an empty event stream"})
+		ex.w.Header().Set("Content-Type", "text/event-stream")
+		ex.w.WriteHeader(http.StatusOK)
+		return
+	}
+	ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "message never reached the server: answered 202"})
+	ex.w.WriteHeader(http.StatusAccepted)
+}
+
+func (ex *exchange) writeReplacement() {
+	ex.mu.Lock()
+	code, body := ex.replaced, ex.replaceBody
+	ex.headersSent = true
+	ex.mu.Unlock()
+	ex.p.tr.Add(Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: code}, Text: "replaced by the proxy"})
+	if len(body) > 0 {
+		ex.w.Header().Set("Content-Type", "application/json")
+	}
+	ex.w.WriteHeader(code)
+	_, _ = ex.w.Write(body)
+}
+
+// copyHeaders sends the upstream response head to the client.
+func (ex *exchange) copyHeaders(resp *http.Response, dropLength bool) {
+	h := ex.w.Header()
+	for k, v := range resp.Header {
+		h[k] = append([]string(nil), v...)
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+	if dropLength {
+		h.Del("Content-Length")
+	}
+	ex.w.WriteHeader(resp.StatusCode)
+	ex.headersSent = true
+}
+
+// relayBody relays a non-SSE response: the whole body is one message.
+func (ex *exchange) relayBody(resp *http.Response) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(ex.p.opts.MaxFrame)+1))
+	if err != nil {
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Text: "reading the response body: " + err.Error()})
+	}
+	if len(body) == 0 {
+		ex.mu.Lock()
+		ex.copyHeaders(resp, false)
+		ex.mu.Unlock()
+		return
+	}
+	msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: body, At: ex.p.tr.Since(), Stream: ex.name, HTTPMethod: ex.r.Method}
+	ex.p.record(msg)
+	s := &bodySink{ex: ex, resp: resp}
+	ex.p.apply(msg, s)
+	ex.pend.Wait()
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	switch {
+	case ex.replaced != 0 && !ex.headersSent:
+		ex.mu.Unlock()
+		ex.writeReplacement()
+		ex.mu.Lock()
+	case !s.delivered && !ex.headersSent:
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "response lost in transit: the client gets an event stream that ends with no event"})
+		ex.w.Header().Set("Content-Type", "text/event-stream")
+		ex.w.WriteHeader(http.StatusOK)
+		ex.headersSent = true
+	}
+}
+
+// relaySSE relays an event stream event by event.
+func (ex *exchange) relaySSE(resp *http.Response) {
+	ex.mu.Lock()
+	ex.copyHeaders(resp, true)
+	ex.flushLocked()
+	ex.mu.Unlock()
+	rd := sse.NewReader(resp.Body, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
+	s := streamSink{ex}
+	var err error
+	for {
+		var ev sse.Event
+		ev, err = rd.Next()
+		if err != nil {
+			break
+		}
+		if ex.isCut() {
+			continue
+		}
+		msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: ev.Raw, At: ex.p.tr.Since(), Stream: ex.name,
+			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: []byte(ev.Data)}
+		ex.p.record(msg)
+		ex.p.apply(msg, s)
+	}
+	ex.pend.Wait()
+	var inc *sse.IncompleteError
+	switch {
+	case errors.Is(err, io.EOF):
+		if t := rd.Trailing(); len(t) > 0 {
+			ex.write(t, true)
+		}
+	case errors.As(err, &inc):
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: inc.Partial, Text: "incomplete event at end of stream (passed on as it came)"})
+		ex.write(inc.Partial, true)
+	case ex.isCut():
+	case ex.r.Context().Err() != nil:
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "client closed the stream; upstream request cancelled"})
+	default:
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Text: "event stream ended: " + err.Error()})
+	}
+	ex.mu.Lock()
+	ex.flushBufferLocked()
+	ex.mu.Unlock()
+}
+
+func (ex *exchange) isCut() bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.cut
+}
+
+// write sends bytes toward the client, honouring cut, buffer and throttle.
+func (ex *exchange) write(b []byte, flush bool) error {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.cut {
+		return errClosed
+	}
+	if ex.bufLimit > 0 {
+		ex.buf = append(ex.buf, b...)
+		if len(ex.buf) >= ex.bufLimit {
+			return ex.flushBufferLocked()
+		}
+		return nil
+	}
+	return ex.writeLocked(b)
+}
+
+func (ex *exchange) flushBufferLocked() error {
+	if len(ex.buf) == 0 || ex.cut {
+		return nil
+	}
+	b := ex.buf
+	ex.buf = nil
+	return ex.writeLocked(b)
+}
+
+// writeLocked writes and flushes; with a throttle it paces the bytes.
+func (ex *exchange) writeLocked(b []byte) error {
+	if ex.bps <= 0 {
+		if _, err := ex.w.Write(b); err != nil {
+			return err
+		}
+		return ex.flushLocked()
+	}
+	chunk := max(1, ex.bps/20)
+	for len(b) > 0 {
+		n := min(chunk, len(b))
+		if _, err := ex.w.Write(b[:n]); err != nil {
+			return err
+		}
+		if err := ex.flushLocked(); err != nil {
+			return err
+		}
+		b = b[n:]
+		t := time.NewTimer(time.Duration(n) * time.Second / time.Duration(ex.bps))
+		select {
+		case <-t.C:
+		case <-ex.r.Context().Done():
+			t.Stop()
+			return ex.r.Context().Err()
+		case <-ex.p.ctx.Done():
+			t.Stop()
+			return ex.p.ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (ex *exchange) flushLocked() error {
+	return http.NewResponseController(ex.w).Flush()
+}
+
+// reqSink delivers the client's message by forwarding it upstream.
+type reqSink struct{ ex *exchange }
+
+func (s reqSink) deliver(msg *Message, _ bool) error {
+	ex := s.ex
+	ex.mu.Lock()
+	first := !ex.forwarded
+	ex.forwarded = true
+	ex.mu.Unlock()
+	resp, err := ex.forward(msg.Raw)
+	ex.p.markPassed(msg)
+	if first {
+		ex.mu.Lock()
+		ex.resp, ex.fwdErr = resp, err
+		ex.mu.Unlock()
+		return err
+	}
+	// A duplicate: its answer is recorded and discarded.
+	if err != nil {
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "duplicate delivery failed: " + err.Error()})
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: b, Text: fmt.Sprintf("answer to the duplicate (status %d), not passed on", resp.StatusCode)})
+	return nil
+}
+
+func (s reqSink) inject(dir Direction, raw []byte) error { return s.ex.inject(dir, raw) }
+func (s reqSink) pending() *sync.WaitGroup               { return &s.ex.pend }
+func (s reqSink) stream() StreamControl                  { return s.ex }
+
+// bodySink delivers a JSON response body.
+type bodySink struct {
+	ex        *exchange
+	resp      *http.Response
+	delivered bool
+}
+
+func (s *bodySink) deliver(msg *Message, _ bool) error {
+	ex := s.ex
+	ex.mu.Lock()
+	if ex.cut {
+		ex.mu.Unlock()
+		return errClosed
+	}
+	if !ex.headersSent {
+		ex.copyHeaders(s.resp, len(msg.Raw) != int(s.resp.ContentLength))
+	}
+	s.delivered = true
+	_, err := ex.w.Write(msg.Raw)
+	ex.mu.Unlock()
+	ex.p.markPassed(msg)
+	return err
+}
+
+func (s *bodySink) inject(dir Direction, raw []byte) error { return s.ex.inject(dir, raw) }
+func (s *bodySink) pending() *sync.WaitGroup               { return &s.ex.pend }
+func (s *bodySink) stream() StreamControl                  { return s.ex }
+
+// streamSink delivers SSE events.
+type streamSink struct{ ex *exchange }
+
+func (s streamSink) deliver(msg *Message, _ bool) error {
+	if err := s.ex.write(msg.Raw, true); err != nil {
+		return err
+	}
+	s.ex.p.markPassed(msg)
+	return nil
+}
+
+func (s streamSink) inject(dir Direction, raw []byte) error { return s.ex.inject(dir, raw) }
+func (s streamSink) pending() *sync.WaitGroup               { return &s.ex.pend }
+func (s streamSink) stream() StreamControl                  { return s.ex }
+
+// inject sends a synthetic message: toward the client as an SSE event on
+// this exchange's stream, toward the server as a POST with this exchange's
+// headers (its answer is recorded, not passed on).
+func (ex *exchange) inject(dir Direction, raw []byte) error {
+	msg := &Message{Seq: ex.p.seq.Add(1), Dir: dir, Raw: raw, At: ex.p.tr.Since(), Synthetic: true, Stream: ex.name}
+	ex.p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: ex.name, Fault: "inject"})
+	if dir == ServerToClient {
+		ev := sse.Encode(sse.Event{Data: string(raw), HasData: true})
+		if err := ex.write(ev, true); err != nil {
+			return err
+		}
+		ex.p.markPassed(msg)
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ex.p.ctx, http.MethodPost, ex.p.upstream.String(), bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header = ex.r.Header.Clone()
+	for _, h := range hopHeaders {
+		req.Header.Del(h)
+	}
+	resp, err := ex.p.client.Do(req)
+	if err != nil {
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "injected POST failed: " + err.Error()})
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	ex.p.markPassed(msg)
+	ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: b, Text: fmt.Sprintf("answer to the injected message (status %d), not passed on", resp.StatusCode)})
+	return nil
+}
+
+// Cut implements StreamControl: the client's stream ends now, and the
+// upstream request is cancelled with it.
+func (ex *exchange) Cut(reason string) {
+	ex.mu.Lock()
+	ex.cut = true
+	ex.buf = nil
+	ex.mu.Unlock()
+	ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "stream cut: " + reason})
+	ex.upStop()
+}
+
+// Reset implements StreamControl: the client's connection is closed
+// abruptly, mid-stream.
+func (ex *exchange) Reset(reason string) {
+	ex.mu.Lock()
+	ex.reset = true
+	ex.mu.Unlock()
+	ex.Cut("connection reset: " + reason)
+}
+
+// Buffer implements StreamControl.
+func (ex *exchange) Buffer(n int) {
+	ex.mu.Lock()
+	ex.bufLimit = n
+	ex.mu.Unlock()
+}
+
+// Throttle implements StreamControl.
+func (ex *exchange) Throttle(bps int) {
+	ex.mu.Lock()
+	ex.bps = bps
+	ex.mu.Unlock()
+}
+
+// ReplaceStatus implements StreamControl.
+func (ex *exchange) ReplaceStatus(code int, body []byte) bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.headersSent {
+		return false
+	}
+	ex.replaced, ex.replaceBody = code, body
+	return true
+}

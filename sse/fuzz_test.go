@@ -1,0 +1,82 @@
+package sse
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+// FuzzReader checks, for any input, read whole and in chunks of a fuzzed
+// size, in strict or lenient mode: no panic; the Raws followed by the tail
+// reproduce the input; the events agree with the spec-literal reference
+// parser; and every non-comment event, re-encoded with Encode and parsed
+// back, keeps its Type, Data, ID and Retry.
+func FuzzReader(f *testing.F) {
+	for _, c := range parseCases {
+		f.Add([]byte(c.in), uint8(0), c.lenient)
+	}
+	for _, s := range []string{
+		"id: 1\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\r\n",
+		"retry: 3000\n: keep-alive\n\n:\n\nid:\ndata\n\n",
+		"\xEF\xBB\xBF:\r\r\r\ndata:a\r\n\n\r",
+		"data: x\r\ndata: y\r",
+	} {
+		f.Add([]byte(s), uint8(1), false)
+		f.Add([]byte(s), uint8(3), true)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8, lenient bool) {
+		wd := time.AfterFunc(30*time.Second, func() {
+			panic(fmt.Sprintf("FuzzReader: input took over 30s: len=%d chunk=%d lenient=%v in=%q", len(in), chunk, lenient, in))
+		})
+		defer wd.Stop()
+		opts := Options{Lenient: lenient}
+		var r io.Reader = bytes.NewReader(in)
+		split := chunk > 0 || len(in) > initialBufSize
+		if chunk > 0 {
+			r = &chunkReader{data: in, sizes: []int{int(chunk)}}
+			if chunk%2 == 0 {
+				r = iotest.DataErrReader(r)
+			}
+		}
+		o := readAll(t, r, opts)
+		checkConcat(t, in, o)
+		checkAgainstRef(t, in, lenient, o)
+		if !split {
+			// One read: Raw boundaries are exact.
+			want, _, _ := refParse(in, lenient)
+			for i := range want {
+				if !bytes.Equal(o.events[i].Raw, want[i].Raw) {
+					t.Fatalf("event %d Raw %q, reference %q", i, o.events[i].Raw, want[i].Raw)
+				}
+			}
+		}
+		for _, ev := range o.events {
+			if ev.IsComment {
+				continue
+			}
+			enc := Encode(ev)
+			back := readAll(t, bytes.NewReader(enc), Options{})
+			if back.err != io.EOF {
+				t.Fatalf("re-encoded %q: %v", enc, back.err)
+			}
+			var got Event
+			switch len(back.events) {
+			case 0: // nothing to encode, e.g. only unknown fields
+				if string(enc) != "\n" {
+					t.Fatalf("re-encoded %q gave no event", enc)
+				}
+			case 1:
+				got = back.events[0]
+			default:
+				t.Fatalf("re-encoded %q gave %d events", enc, len(back.events))
+			}
+			if got.Type != ev.Type || got.Data != ev.Data || got.HasData != ev.HasData ||
+				got.ID != ev.ID || got.HasID != ev.HasID || got.Retry != ev.Retry || got.HasRetry != ev.HasRetry {
+				t.Fatalf("re-encoding changed the event\n  in %+v\n enc %q\n out %+v", viewOf(ev), enc, viewOf(got))
+			}
+		}
+	})
+}

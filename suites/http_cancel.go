@@ -1,0 +1,126 @@
+package suites
+
+import (
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+const (
+	httpLegacy = "specification/VERSION/basic/transports.mdx"
+	httpModern = "specification/2026-07-28/basic/transports/streamable-http.mdx"
+)
+
+var (
+	checkHTTPClose = register(&Check{
+		ID:    "CANCEL-HTTP-CLOSE",
+		Title: "closing the response stream cancels the request: the work stops",
+		How: "Calls the slow role (tagged) over Streamable HTTP, closes the response stream after the first progress, " +
+			"runs an identical control call to completion, and asks the target's probe how much of the cancelled work ran: " +
+			"it must not have finished nor gone on after the close, and no message for the request may appear.",
+		Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+			Clause: "Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}},
+		Transports: []string{"http"},
+		Roles:      []string{"slow"},
+	})
+	checkHTTPNotification = register(&Check{
+		ID:    "CANCEL-HTTP-NOTIFICATION",
+		Title: "notifications/cancelled over HTTP: no response, and the response stream ends promptly",
+		How: "In a 2025 session, calls the slow role, POSTs notifications/cancelled after the first progress, and expects " +
+			"the request's event stream to end within the exchange timeout without a response.",
+		Rules: sameRule(Rule{Level: reports.Should, Spec: cancelLegacy,
+			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request (and, transports.mdx: after the response the server SHOULD terminate the SSE stream — with no response to send, it has nothing to keep it open for)"},
+			legacyVersions...),
+		Transports: []string{"http"},
+		Roles:      []string{"slow"},
+	})
+	checkHTTPDisconnect = register(&Check{
+		ID:    "CANCEL-HTTP-DISCONNECT",
+		Title: "in a 2025 session a disconnect is not a cancellation: the work goes on",
+		How: "Calls the slow role (tagged), closes the response stream after the first progress without sending a " +
+			"cancellation, runs an identical control call to completion, and asks the probe: the work must have finished.",
+		Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+			Clause: "Disconnection SHOULD NOT be interpreted as the client cancelling its request. To cancel, the client SHOULD explicitly send an MCP CancelledNotification."},
+			legacyVersions...),
+		Transports: []string{"http"},
+		Roles:      []string{"slow"},
+	})
+)
+
+func registerHTTPCancel() {
+	ginkgo.Describe("CANCEL over HTTP", ginkgo.Label("area:cancel"), func() {
+		define(checkHTTPClose, httpCloseCancels)
+		define(checkHTTPNotification, httpNotificationCancels)
+		define(checkHTTPDisconnect, httpDisconnectIsNotCancel)
+	})
+}
+
+func httpCloseCancels(h *H) {
+	tool, tagArg := h.probeRole()
+	c := h.ConnectHTTP()
+	tag := unique("close")
+	id, token := jsonrpc.StringID("http-close-1"), jsonrpc.StringID("http-close-token")
+	call := c.StartRole("slow", id, token, map[string]any{tagArg: tag})
+	c.firstProgress(call, token)
+	mark := c.W.Len()
+	ctx, cancel := h.op()
+	how, err := c.W.Cancel(ctx, call, "mcp-conform: close the stream")
+	cancel()
+	if err != nil || how != "stream-close" {
+		h.Errorf("cancel by closing the stream: %s %v", how, err)
+	}
+	before := c.Probe(tool, tag)
+	ctrl := c.StartRole("slow", jsonrpc.StringID("http-close-control"), nil, nil)
+	c.Await(ctrl, "uncancelled control call")
+	after := c.Probe(tool, tag)
+	h.Notef("probe after close: %+v; after the control call: %+v", before, after)
+	if after.Finished {
+		h.Failf("the server kept working after the response stream closed and completed the request (probe: %+v)", after)
+	}
+	if after.StepsRun > before.StepsRun+1 {
+		h.Failf("the work went on after the response stream closed: %d steps at the close, %d later", before.StepsRun, after.StepsRun)
+	}
+	for _, m := range c.W.Since(mark) {
+		if m.Env.ID == id || m.Env.ProgressToken == token {
+			h.Failf("a message for the cancelled request appeared after the close: %s", m.Raw)
+		}
+	}
+}
+
+func httpNotificationCancels(h *H) {
+	c := h.ConnectHTTP()
+	id, token := jsonrpc.StringID("http-notify-1"), jsonrpc.StringID("http-notify-token")
+	call := c.StartRole("slow", id, token, nil)
+	c.firstProgress(call, token)
+	ctx, cancel := h.op()
+	how, err := c.W.Cancel(ctx, call, "mcp-conform: cancel by notification")
+	cancel()
+	if err != nil || how != "notification" {
+		h.Failf("cancellation notification not accepted: %s %v", how, err)
+	}
+	if !waitEnded(h.ctx, call, h.cfg.OpTimeout) {
+		h.Failf("the request's event stream stayed open %s after notifications/cancelled", h.cfg.OpTimeout)
+	}
+	if m, ok := call.Response(); ok {
+		h.Failf("the server answered the cancelled request: %s", m.Raw)
+	}
+	c.Ping("after the cancellation")
+}
+
+func httpDisconnectIsNotCancel(h *H) {
+	tool, tagArg := h.probeRole()
+	c := h.ConnectHTTP()
+	tag := unique("disconnect")
+	id, token := jsonrpc.StringID("http-disconnect-1"), jsonrpc.StringID("http-disconnect-token")
+	call := c.StartRole("slow", id, token, map[string]any{tagArg: tag})
+	c.firstProgress(call, token)
+	call.Close()
+	ctrl := c.StartRole("slow", jsonrpc.StringID("http-disconnect-control"), nil, nil)
+	c.Await(ctrl, "control call")
+	after := c.Probe(tool, tag)
+	if !after.Finished {
+		h.Failf("the work stopped when the client disconnected, as if cancelled (probe: %+v)", after)
+	}
+	h.Notef("probe after the control call: %+v", after)
+}

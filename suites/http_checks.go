@@ -1,0 +1,294 @@
+package suites
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+const securityLegacy = "specification/VERSION/basic/transports.mdx"
+
+var (
+	checkSSEHeaders = register(&Check{
+		ID:    "SSE-HEADERS",
+		Title: "event streams carry Content-Type text/event-stream, Cache-Control no-cache and X-Accel-Buffering no",
+		How: "Calls the slow role and reads the response head of its event stream. A buffering reverse proxy holds a " +
+			"stream without these headers, and the client sees nothing until the end.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+				Clause: "mcp-conform's reading for the 2025 versions (which name no header): a server that initiates an SSE stream sends Cache-Control: no-cache and X-Accel-Buffering: no so that intermediaries do not buffer it."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
+				Clause: "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response."}},
+		),
+		Transports: []string{"http"},
+		Roles:      []string{"slow"},
+	})
+	checkSSEHeartbeat = register(&Check{
+		ID:    "SSE-HEARTBEAT",
+		Title: "a silent event stream carries comment keep-alives",
+		How: "Calls the silent role (a call that sends nothing for longer than the server's keep-alive interval) and " +
+			"counts SSE comment blocks on its stream before the response.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+				Clause: "mcp-conform's reading (2025): long silent streams carry SSE comments so intermediaries and idle timeouts do not close them."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
+				Clause: "For long-lived streams [...] servers are encouraged to periodically emit an SSE comment line (a line beginning with a colon, e.g. :\\r\\n) as a keep-alive."}},
+		),
+		Transports: []string{"http"},
+		Roles:      []string{"silent"},
+	})
+	checkSessionRequired = register(&Check{
+		ID:         "SESSION-REQUIRED",
+		Title:      "a request without the session id is rejected with 400",
+		How:        "In a 2025 session, POSTs ping without Mcp-Session-Id and expects 400 Bad Request.",
+		Rules:      sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Clause: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request."}, legacyVersions...),
+		Transports: []string{"http"},
+	})
+	checkSessionUnknown = register(&Check{
+		ID:    "SESSION-UNKNOWN-404",
+		Title: "an unknown session id gets 404, after which a new initialize works",
+		How:   "POSTs ping with a session id the server never issued, expects 404 Not Found, then initializes a new session and pings in it.",
+		Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
+			Clause: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found. When a client receives HTTP 404 [...] it MUST start a new session by sending a new InitializeRequest."},
+			legacyVersions...),
+		Transports: []string{"http"},
+	})
+	checkSessionDelete = register(&Check{
+		ID:         "SESSION-DELETE",
+		Title:      "DELETE ends the session: its id then gets 404",
+		How:        "Sends DELETE with the session id (405 means the server does not allow it: SKIP), then pings with the same id and expects 404.",
+		Rules:      sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "Clients [...] SHOULD send an HTTP DELETE to the MCP endpoint with the MCP-Session-Id header, to explicitly terminate the session. [...] after which it MUST respond to requests containing that session ID with HTTP 404 Not Found."}, legacyVersions...),
+		Transports: []string{"http"},
+	})
+	checkSecurityOrigin = register(&Check{
+		ID:    "SECURITY-ORIGIN",
+		Title: "a foreign Origin is rejected with 403 (DNS rebinding)",
+		How:   "POSTs ping with Origin: http://evil.example and expects 403 Forbidden.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}, "2025-11-25"),
+			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks (403 is the status 2025-11-25 names)."}, "2025-06-18"),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections [...] If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
+		),
+		Transports: []string{"http"},
+	})
+	checkSecurityVersion = register(&Check{
+		ID:    "SECURITY-PROTOCOL-VERSION",
+		Title: "an unsupported MCP-Protocol-Version gets 400",
+		How:   "POSTs ping with MCP-Protocol-Version: 1999-01-01 (and the matching _meta in 2026-07-28) and expects 400 Bad Request.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."}, legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/versioning.mdx", Clause: "If the server does not implement the requested version [...] it MUST respond with an UnsupportedProtocolVersionError [...] For HTTP, the response status code MUST be 400 Bad Request."}},
+		),
+		Transports: []string{"http"},
+	})
+)
+
+func registerHTTPChecks() {
+	ginkgo.Describe("SSE", ginkgo.Label("area:sse"), func() {
+		define(checkSSEHeaders, sseHeaders)
+		define(checkSSEHeartbeat, sseHeartbeat)
+	})
+	ginkgo.Describe("SESSION", ginkgo.Label("area:session"), func() {
+		define(checkSessionRequired, sessionRequired)
+		define(checkSessionUnknown, sessionUnknown)
+		define(checkSessionDelete, sessionDelete)
+	})
+	ginkgo.Describe("SECURITY", ginkgo.Label("area:security"), func() {
+		define(checkSecurityOrigin, securityOrigin)
+		define(checkSecurityVersion, securityVersion)
+	})
+}
+
+func sseHeaders(h *H) {
+	c := h.ConnectHTTP()
+	call := c.StartRole("slow", jsonrpc.StringID("sse-headers-1"), jsonrpc.StringID("sse-headers-token"), nil)
+	c.Await(call, "the slow call")
+	if !call.IsSSE() {
+		h.Skip("the server answered tools/call with " + call.Header().Get("Content-Type") + ", not an event stream")
+	}
+	hd := call.Header()
+	var missing []string
+	if !strings.Contains(strings.ToLower(strings.Join(hd.Values("Cache-Control"), ",")), "no-cache") {
+		missing = append(missing, "Cache-Control: no-cache (got "+q(hd.Values("Cache-Control"))+")")
+	}
+	if !strings.EqualFold(strings.TrimSpace(hd.Get("X-Accel-Buffering")), "no") {
+		missing = append(missing, "X-Accel-Buffering: no (got "+q(hd.Values("X-Accel-Buffering"))+")")
+	}
+	if len(missing) > 0 {
+		h.Failf("the event stream lacks %s", strings.Join(missing, " and "))
+	}
+}
+
+func q(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return "\"" + strings.Join(v, ", ") + "\""
+}
+
+func sseHeartbeat(h *H) {
+	c := h.ConnectHTTP()
+	call := c.StartRole("silent", jsonrpc.StringID("sse-heartbeat-1"), nil, nil)
+	c.Await(call, "the silent call")
+	if !call.IsSSE() {
+		h.Skip("the server answered the silent call with " + call.Header().Get("Content-Type") + ", not an event stream")
+	}
+	comments := 0
+	var first, last clients.StreamEvent
+	for i, e := range call.StreamEvents() {
+		if i == 0 {
+			first = e
+		}
+		last = e
+		if e.IsComment {
+			comments++
+		}
+	}
+	silent := last.At.Sub(call.HeaderAt())
+	if comments == 0 {
+		h.Failf("no SSE comment keep-alive during the %s the stream stayed silent (%d events, first %q)", silent.Round(1e6), len(call.StreamEvents()), strings.TrimSpace(string(first.Raw)))
+	}
+	h.Notef("%d keep-alive comment(s) in %s", comments, silent.Round(1e6))
+}
+
+// legacyOnly skips a check outside a 2025 session with a session id.
+func legacySession(h *H, c *HConn) string {
+	sid := c.W.SessionID()
+	if sid == "" {
+		h.Skip("the server assigned no Mcp-Session-Id at initialization: it does not use sessions")
+	}
+	return sid
+}
+
+// rawPing POSTs a ping with exactly these headers added to the session's.
+func rawPing(h *H, c *HConn, header http.Header, meta map[string]any) (*http.Response, []byte) {
+	params := map[string]any{}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	body := []byte(`{"jsonrpc":"2.0","id":"raw-ping","method":"ping"` + paramsJSON(params) + `}`)
+	hd := http.Header{
+		"Content-Type": {"application/json"},
+		"Accept":       {"application/json, text/event-stream"},
+	}
+	for k, v := range header {
+		hd[k] = v
+	}
+	ctx, cancel := h.op()
+	defer cancel()
+	resp, b, err := c.W.RawPOST(ctx, body, hd)
+	if err != nil {
+		h.Failf("POST failed: %v%s", err, c.exitHint())
+	}
+	return resp, b
+}
+
+func paramsJSON(p map[string]any) string {
+	if len(p) == 0 {
+		return ""
+	}
+	b, _ := jsonMarshal(p)
+	return `,"params":` + string(b)
+}
+
+func sessionHeaders(c *HConn, sid string) http.Header {
+	hd := http.Header{"Mcp-Protocol-Version": {c.W.Session().Version}}
+	if sid != "" {
+		hd["Mcp-Session-Id"] = []string{sid}
+	}
+	return hd
+}
+
+func sessionRequired(h *H) {
+	c := h.ConnectHTTP()
+	legacySession(h, c)
+	resp, body := rawPing(h, c, sessionHeaders(c, ""), nil)
+	if resp.StatusCode != http.StatusBadRequest {
+		h.Failf("a request without Mcp-Session-Id got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
+	}
+}
+
+func sessionUnknown(h *H) {
+	c := h.ConnectHTTP()
+	legacySession(h, c)
+	resp, body := rawPing(h, c, sessionHeaders(c, unique("mcp-conform-unknown-session")), nil)
+	if resp.StatusCode != http.StatusNotFound {
+		h.Failf("a request with an unknown session id got HTTP %d, want 404: %s", resp.StatusCode, clip(body))
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	if _, err := c.W.Negotiate(ctx, h.Version()); err != nil {
+		h.Failf("a new initialize after the 404 failed: %v", err)
+	}
+	c.Ping("in the new session")
+}
+
+func sessionDelete(h *H) {
+	c := h.ConnectHTTP()
+	sid := legacySession(h, c)
+	ctx, cancel := h.op()
+	status, err := c.W.Delete(ctx)
+	cancel()
+	if err != nil {
+		h.Failf("DELETE failed: %v", err)
+	}
+	if status == http.StatusMethodNotAllowed {
+		h.Skip("the server answers DELETE with 405: it does not let clients end sessions (allowed)")
+	}
+	if status < 200 || status > 299 {
+		h.Failf("DELETE of the session got HTTP %d", status)
+	}
+	resp, body := rawPing(h, c, sessionHeaders(c, sid), nil)
+	if resp.StatusCode != http.StatusNotFound {
+		h.Failf("after DELETE the session id still got HTTP %d, want 404: %s", resp.StatusCode, clip(body))
+	}
+}
+
+func securityOrigin(h *H) {
+	c := h.ConnectHTTP()
+	hd := sessionHeaders(c, c.W.SessionID())
+	hd["Origin"] = []string{"http://evil.example"}
+	var meta map[string]any
+	if c.W.Session().Era == clients.EraModern {
+		hd["Mcp-Method"] = []string{"ping"}
+		meta = modernMeta(c.W.Session().Version)
+	}
+	resp, body := rawPing(h, c, hd, meta)
+	if resp.StatusCode != http.StatusForbidden {
+		h.Failf("a request with Origin http://evil.example got HTTP %d, want 403: %s", resp.StatusCode, clip(body))
+	}
+}
+
+func securityVersion(h *H) {
+	c := h.ConnectHTTP()
+	hd := sessionHeaders(c, c.W.SessionID())
+	hd["Mcp-Protocol-Version"] = []string{"1999-01-01"}
+	var meta map[string]any
+	if c.W.Session().Era == clients.EraModern {
+		hd["Mcp-Method"] = []string{"ping"}
+		meta = modernMeta("1999-01-01")
+	}
+	resp, body := rawPing(h, c, hd, meta)
+	if resp.StatusCode != http.StatusBadRequest {
+		h.Failf("a request with MCP-Protocol-Version 1999-01-01 got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
+	}
+}
+
+func modernMeta(version string) map[string]any {
+	return map[string]any{clients.MetaProtocolVersion: version, clients.MetaClientCapabilities: map[string]any{}}
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}

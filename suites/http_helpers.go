@@ -1,0 +1,123 @@
+package suites
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+)
+
+// unique returns a fresh identifier for tags and unknown session ids.
+func unique(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
+// isProgressFor matches a stream event carrying progress for token.
+func isProgressFor(token jsonrpc.ID) func(clients.StreamEvent) bool {
+	return func(e clients.StreamEvent) bool {
+		if !e.HasData {
+			return false
+		}
+		env := jsonrpc.Parse([]byte(e.Data))
+		return env.Method == "notifications/progress" && env.ProgressToken == token
+	}
+}
+
+// isReplyTo matches a stream event carrying the reply to id.
+func isReplyTo(id jsonrpc.ID) func(clients.StreamEvent) bool {
+	return func(e clients.StreamEvent) bool {
+		if !e.HasData {
+			return false
+		}
+		env := jsonrpc.Parse([]byte(e.Data))
+		return env.Kind.IsReply() && env.ID == id
+	}
+}
+
+// WaitEvent waits for an event of call satisfying pred within d.
+func (c *HConn) WaitEvent(call *clients.HTTPCall, d time.Duration, pred func(clients.StreamEvent) bool) (clients.StreamEvent, bool) {
+	ctx, cancel := context.WithTimeout(c.h.ctx, d)
+	defer cancel()
+	e, err := call.WaitEvent(ctx, 0, pred)
+	return e, err == nil
+}
+
+// firstProgressOrReply starts the slow role on an SSE stream and waits for
+// its first progress (or its reply, which fails the scenario as too short).
+func (c *HConn) firstProgress(call *clients.HTTPCall, token jsonrpc.ID) {
+	h := c.h
+	if !call.IsSSE() {
+		h.Skip(fmt.Sprintf("the server answered tools/call with %q, not an event stream: there is no response stream to act on", call.Header().Get("Content-Type")))
+	}
+	e, ok := c.WaitEvent(call, h.cfg.CallTimeout, func(e clients.StreamEvent) bool {
+		return isProgressFor(token)(e) || isReplyTo(call.ID())(e)
+	})
+	if !ok {
+		h.Failf("request %s got neither progress nor a response within %s (stream: %v)%s", call.ID(), h.cfg.CallTimeout, call.EndErr(), c.exitHint())
+	}
+	if isReplyTo(call.ID())(e) {
+		h.Skip("the slow role sent no progress for its token before completing: nothing to cancel mid-stream (progress is optional)")
+	}
+}
+
+// probeRole returns the probe tool and the slow role's tag argument, or
+// skips: without a probe, whether work stopped is not observable.
+func (h *H) probeRole() (tool, tagArg string) {
+	p := h.Role("slow").Probe
+	tool, _ = p["tool"].(string)
+	tagArg, _ = p["tag"].(string)
+	if tool == "" || tagArg == "" {
+		h.Skip("the slow role declares no probe (probe: {tool, tag}): whether the server's work stopped is not observable from outside")
+	}
+	return tool, tagArg
+}
+
+// probeState is what the reference server's probe tool reports.
+type probeState struct {
+	Started   bool `json:"started"`
+	StepsRun  int  `json:"stepsRun"`
+	Finished  bool `json:"finished"`
+	Cancelled bool `json:"cancelled"`
+}
+
+// Probe asks the target how much work ran for tag.
+func (c *HConn) Probe(tool, tag string) probeState {
+	ctx, cancel := c.h.op()
+	defer cancel()
+	m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
+	if err != nil {
+		c.h.Errorf("probe tool %s: %v", tool, err)
+	}
+	var res struct {
+		Result struct {
+			Structured probeState `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(m.Raw, &res); err != nil || m.Env.Kind != jsonrpc.Response {
+		c.h.Errorf("probe tool %s answered %s", tool, m.Raw)
+	}
+	return res.Result.Structured
+}
+
+// waitEnded waits up to d for call's stream to end.
+func waitEnded(ctx context.Context, call *clients.HTTPCall, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-call.Ended():
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
