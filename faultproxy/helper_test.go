@@ -8,10 +8,13 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // The test binary doubles as a tiny line server, started as a real child
-// process: FAULTPROXY_HELPER selects its behaviour.
+// process: FAULTPROXY_HELPER selects its behaviour. As a test binary it
+// fails when any goroutine outlives the tests (goleak).
 func TestMain(m *testing.M) {
 	switch os.Getenv("FAULTPROXY_HELPER") {
 	case "echo":
@@ -21,7 +24,7 @@ func TestMain(m *testing.M) {
 		echoServer(true)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // echoServer writes every line back unchanged; with stderr it also logs it.

@@ -128,6 +128,9 @@ func (p *HTTP) Close() error {
 	case <-ctx.Done():
 		p.tr.Note("proxy handlers did not drain within 3s")
 	}
+	// Keep-alive connections to the upstream would otherwise stay open
+	// (with their goroutines) until the server times them out.
+	p.client.CloseIdleConnections()
 	return nil
 }
 
@@ -154,6 +157,9 @@ type exchange struct {
 	bufLimit    int
 	buf         []byte
 	bps         int
+	// early holds bytes injected toward the client before the response
+	// head was sent; they open the event stream, if there is one.
+	early []byte
 }
 
 // ServeHTTP relays one exchange.
@@ -185,8 +191,15 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex.pend.Wait()
 
 	ex.mu.Lock()
-	forwarded, resp, fwdErr, replaced := ex.forwarded, ex.resp, ex.fwdErr, ex.replaced
+	forwarded, resp, fwdErr, replaced, reset := ex.forwarded, ex.resp, ex.fwdErr, ex.replaced, ex.reset
 	ex.mu.Unlock()
+	if reset {
+		// Reset on the client's own message: no answer at all.
+		if resp != nil {
+			resp.Body.Close()
+		}
+		panic(http.ErrAbortHandler)
+	}
 	switch {
 	case replaced != 0:
 		ex.writeReplacement()
@@ -195,6 +208,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.lost(msg)
 		return
 	case fwdErr != nil:
+		ex.discardEarly()
 		p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "upstream: " + fwdErr.Error()})
 		if r.Context().Err() == nil {
 			http.Error(w, "mcp-conform proxy: upstream unreachable: "+fwdErr.Error(), http.StatusBadGateway)
@@ -253,20 +267,47 @@ func (ex *exchange) forward(body []byte) (*http.Response, error) {
 
 // lost answers the client when its request never reached the server: a
 // notification or response gets 202 (as if accepted), a request a response
-// stream that ends before any event (the request was lost in transit).
+// stream that ends before any event from the server (the request was lost
+// in transit); events a fault injected toward the client go out on it.
 func (ex *exchange) lost(msg *Message) {
 	env := msg.Envelope()
 	if env.Kind == jsonrpc.Request {
-		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "request never reached the server: answered with an empty event stream"})
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "request never reached the server: answered with an event stream of the proxy's own"})
+		ex.mu.Lock()
 		ex.w.Header().Set("Content-Type", "text/event-stream")
 		ex.w.WriteHeader(http.StatusOK)
+		ex.headersSent = true
+		ex.mu.Unlock()
+		if early := ex.takeEarly(); len(early) > 0 {
+			_ = ex.write(early, true)
+		}
 		return
 	}
+	ex.discardEarly()
 	ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "message never reached the server: answered 202"})
 	ex.w.WriteHeader(http.StatusAccepted)
 }
 
+// takeEarly returns, and forgets, the bytes injected toward the client
+// before the response head was sent.
+func (ex *exchange) takeEarly() []byte {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	b := ex.early
+	ex.early = nil
+	return b
+}
+
+// discardEarly records that bytes injected toward the client before the
+// response head had no event stream to go to.
+func (ex *exchange) discardEarly() {
+	if early := ex.takeEarly(); len(early) > 0 {
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: early, Text: "injected event discarded: the response is not an event stream"})
+	}
+}
+
 func (ex *exchange) writeReplacement() {
+	ex.discardEarly()
 	ex.mu.Lock()
 	code, body := ex.replaced, ex.replaceBody
 	ex.headersSent = true
@@ -297,9 +338,15 @@ func (ex *exchange) copyHeaders(resp *http.Response, dropLength bool) {
 
 // relayBody relays a non-SSE response: the whole body is one message.
 func (ex *exchange) relayBody(resp *http.Response) {
+	ex.discardEarly()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(ex.p.opts.MaxFrame)+1))
 	if err != nil {
-		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Text: "reading the response body: " + err.Error()})
+		// The upstream broke off: the client gets what came, then a
+		// broken connection too, not a complete shorter body.
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Text: "reading the response body: " + err.Error() + "; the client's connection is reset after what arrived"})
+		ex.mu.Lock()
+		ex.reset = true
+		ex.mu.Unlock()
 	}
 	if len(body) == 0 {
 		ex.mu.Lock()
@@ -324,6 +371,9 @@ func (ex *exchange) relayBody(resp *http.Response) {
 		ex.w.Header().Set("Content-Type", "text/event-stream")
 		ex.w.WriteHeader(http.StatusOK)
 		ex.headersSent = true
+	case ex.reset && ex.headersSent:
+		// What arrived goes out before the connection breaks.
+		_ = ex.flushLocked()
 	}
 }
 
@@ -333,6 +383,9 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	ex.copyHeaders(resp, true)
 	ex.flushLocked()
 	ex.mu.Unlock()
+	if early := ex.takeEarly(); len(early) > 0 {
+		_ = ex.write(early, true)
+	}
 	rd := sse.NewReader(resp.Body, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
 	s := streamSink{ex}
 	var err error
@@ -364,7 +417,17 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	case ex.r.Context().Err() != nil:
 		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "client closed the stream; upstream request cancelled"})
 	default:
-		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Text: "event stream ended: " + err.Error()})
+		// The upstream broke off (or the proxy is closing): pass on the
+		// bytes read since the last event, then break the client's
+		// connection too, so that it sees a failure and not a clean end.
+		t := rd.Trailing()
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: t, Text: "event stream ended: " + err.Error() + "; the client's connection is reset after what arrived"})
+		if len(t) > 0 {
+			_ = ex.write(t, true)
+		}
+		ex.mu.Lock()
+		ex.reset = true
+		ex.mu.Unlock()
 	}
 	ex.mu.Lock()
 	ex.flushBufferLocked()
@@ -383,6 +446,10 @@ func (ex *exchange) write(b []byte, flush bool) error {
 	defer ex.mu.Unlock()
 	if ex.cut {
 		return errClosed
+	}
+	if !ex.headersSent {
+		ex.early = append(ex.early, b...)
+		return nil
 	}
 	if ex.bufLimit > 0 {
 		ex.buf = append(ex.buf, b...)

@@ -557,17 +557,30 @@ func (c *Conn) Await(p *clients.Pending, what string) clients.Message {
 	return m
 }
 
-// Ping sends ping and waits for its answer: the server is alive and has
-// read everything sent before it. It returns the answer's arrival index.
+// barrierMethod is the request a check sends to learn that the server is
+// alive and has read everything sent before: ping, which 2026-07-28 removed
+// (changelog item 5), and there server/discover, which every modern server
+// MUST implement.
+func barrierMethod(s clients.Session) string {
+	if s.Era == clients.EraModern {
+		return "server/discover"
+	}
+	return "ping"
+}
+
+// Ping sends the era's barrier request (ping, or server/discover in
+// 2026-07-28) and waits for its answer: the server is alive and has read
+// everything sent before it.
 func (c *Conn) Ping(why string) clients.Message {
 	ctx, cancel := c.h.op()
 	defer cancel()
-	m, err := c.W.Call(ctx, "ping", nil)
+	method := barrierMethod(c.W.Session())
+	m, err := c.W.Call(ctx, method, nil)
 	if err != nil {
-		c.h.failServer("server did not answer ping %s: %v%s", why, err, exitHint(c.Link))
+		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, exitHint(c.Link))
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		c.h.failServer("ping %s answered with %s: %s", why, m.Env.Kind, m.Raw)
+		c.h.failServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
 	}
 	return m
 }

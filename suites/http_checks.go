@@ -71,7 +71,7 @@ var (
 	checkSecurityOrigin = register(&Check{
 		ID:    "SECURITY-ORIGIN",
 		Title: "a foreign Origin is rejected with 403 (DNS rebinding)",
-		How:   "POSTs ping with Origin: http://evil.example and expects 403 Forbidden.",
+		How:   "POSTs ping (server/discover in 2026-07-28) with Origin: http://evil.example and expects 403 Forbidden.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}, "2025-11-25"),
 			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks (403 is the status 2025-11-25 names)."}, "2025-06-18"),
@@ -82,7 +82,7 @@ var (
 	checkSecurityVersion = register(&Check{
 		ID:    "SECURITY-PROTOCOL-VERSION",
 		Title: "an unsupported MCP-Protocol-Version gets 400",
-		How:   "POSTs ping with MCP-Protocol-Version: 1999-01-01 (and the matching _meta in 2026-07-28) and expects 400 Bad Request.",
+		How:   "POSTs ping (server/discover with the matching _meta in 2026-07-28) with MCP-Protocol-Version: 1999-01-01 and expects 400 Bad Request.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."}, legacyVersions...),
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/versioning.mdx", Clause: "If the server does not implement the requested version [...] it MUST respond with an UnsupportedProtocolVersionError [...] For HTTP, the response status code MUST be 400 Bad Request."}},
@@ -168,13 +168,14 @@ func legacySession(h *H, c *HConn) string {
 	return sid
 }
 
-// rawPing POSTs a ping with exactly these headers added to the session's.
+// rawPing POSTs the era's barrier request (ping, or server/discover in
+// 2026-07-28) with exactly these headers added to the session's.
 func rawPing(h *H, c *HConn, header http.Header, meta map[string]any) (*http.Response, []byte) {
 	params := map[string]any{}
 	if meta != nil {
 		params["_meta"] = meta
 	}
-	body := []byte(`{"jsonrpc":"2.0","id":"raw-ping","method":"ping"` + paramsJSON(params) + `}`)
+	body := []byte(`{"jsonrpc":"2.0","id":"raw-ping","method":"` + barrierMethod(c.W.Session()) + `"` + paramsJSON(params) + `}`)
 	hd := http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json, text/event-stream"},
@@ -258,7 +259,7 @@ func securityOrigin(h *H) {
 	hd["Origin"] = []string{"http://evil.example"}
 	var meta map[string]any
 	if c.W.Session().Era == clients.EraModern {
-		hd["Mcp-Method"] = []string{"ping"}
+		hd["Mcp-Method"] = []string{"server/discover"}
 		meta = modernMeta(c.W.Session().Version)
 	}
 	resp, body := rawPing(h, c, hd, meta)
@@ -273,7 +274,7 @@ func securityVersion(h *H) {
 	hd["Mcp-Protocol-Version"] = []string{"1999-01-01"}
 	var meta map[string]any
 	if c.W.Session().Era == clients.EraModern {
-		hd["Mcp-Method"] = []string{"ping"}
+		hd["Mcp-Method"] = []string{"server/discover"}
 		meta = modernMeta("1999-01-01")
 	}
 	resp, body := rawPing(h, c, hd, meta)

@@ -213,16 +213,18 @@ func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
 	return m
 }
 
-// Ping sends ping and waits for its answer.
+// Ping sends the era's barrier request (ping, or server/discover in
+// 2026-07-28) and waits for its answer.
 func (c *HConn) Ping(why string) clients.Message {
 	ctx, cancel := c.h.op()
 	defer cancel()
-	m, err := c.W.Call(ctx, "ping", nil)
+	method := barrierMethod(c.W.Session())
+	m, err := c.W.Call(ctx, method, nil)
 	if err != nil {
-		c.h.Failf("server did not answer ping %s: %v%s", why, err, c.exitHint())
+		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, c.exitHint())
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		c.h.Failf("ping %s answered with %s: %s", why, m.Env.Kind, m.Raw)
+		c.h.failServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
 	}
 	return m
 }

@@ -97,6 +97,8 @@ var mutantCases = []mutantCase{
 	{mutant: "hold-stream-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "stayed open"},
 	{mutant: "accept-any-version", spec: "2025-11-25", want: reports.Fail, evidence: "want 400"},
 	{mutant: "delete-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "after DELETE"},
+	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
+		also: []string{"RECONNECT-RESUME-LIVE"}}, // cancelled work has no live events to resume
 }
 
 // TestEveryMutantIsCaught runs the whole catalog against each mutant: the

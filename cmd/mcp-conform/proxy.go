@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,15 +16,27 @@ import (
 )
 
 func newProxyCmd() *cobra.Command {
-	var transcript, faults string
+	var transcript, faults, upstream, listen string
 	var maxFrame int
+	var allowRemote bool
 	cmd := &cobra.Command{
-		Use:   "proxy [flags] -- SERVER-COMMAND [ARGS...]",
-		Short: "Run the fault proxy alone in front of a stdio MCP server",
-		Long: `Start SERVER-COMMAND as a child process and stand between it and this process's
-own stdin/stdout: point a real client (an IDE, an agent) at "mcp-conform proxy -- CMD"
-instead of CMD. Every message is recorded to the transcript (JSONL) and the rules of
-the fault file are applied. The server's stderr is passed through and recorded.
+		Use:   "proxy [flags] (-- SERVER-COMMAND [ARGS...] | --url UPSTREAM)",
+		Short: "Run the fault proxy alone in front of a stdio or Streamable HTTP MCP server",
+		Long: `Run the fault proxy alone between a real client (an IDE, an agent) and a server.
+Every message is recorded to the transcript (JSONL, written as it goes) and the rules
+of the fault file are applied.
+
+stdio: start SERVER-COMMAND as a child process and stand between it and this
+process's own stdin/stdout: point the client at "mcp-conform proxy -- CMD" instead
+of CMD. The server's stderr is passed through and recorded. The proxy ends when
+the client closes its stdin, the server exits, or on SIGINT/SIGTERM.
+
+Streamable HTTP: with --url, listen on --listen (default 127.0.0.1 on a free port)
+in front of the server's MCP endpoint UPSTREAM, print the proxy's endpoint URL on
+stdout (and a line "proxy: URL → UPSTREAM" on stderr), and relay until SIGINT or
+SIGTERM. Point the client at the printed URL. Each POST body, JSON response and
+SSE event is one message. The proxy listens only on a loopback address unless
+--allow-remote is given.
 
 Fault file (YAML):
   rules:
@@ -30,11 +44,35 @@ Fault file (YAML):
       match: {dir: s2c, kind: response, repliesTo: tools/call}
       nth: 1
       fault: {drop: true}
+    - name: cut-after-first-progress          # HTTP: end the SSE stream
+      match: {dir: s2c, method: notifications/progress}
+      times: 1
+      fault: {cut: true, deliver: true}
 Faults: drop, delay, holdUntil (+max), duplicate, inject (+injectDir, before, replace),
-crash (+deliverFirst), pause, pass. Ids are JSON values: id: 3 is the number, id: "3" the string.`,
-		Example: `  mcp-conform proxy --transcript /tmp/t.jsonl --faults drop.yaml -- node server.js stdio`,
-		Args:    cobra.MinimumNArgs(1),
+pass; stdio only: crash (+deliverFirst), pause; HTTP only: cut (+deliver: pass the
+matched event first), reset (abort the connection), buffer (hold SSE until N bytes),
+throttle (bytes/s toward the client), status (+body: answer with this HTTP status).
+Ids are JSON values: id: 3 is the number, id: "3" the string.`,
+		Example: `  mcp-conform proxy --transcript /tmp/t.jsonl --faults drop.yaml -- node server.js stdio
+  mcp-conform fixture --http 127.0.0.1:3001 &
+  mcp-conform proxy --url http://127.0.0.1:3001/mcp --listen 127.0.0.1:3002 \
+      --faults cut.yaml --transcript /tmp/t.jsonl     # prints http://127.0.0.1:3002/mcp`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			httpMode := upstream != ""
+			switch {
+			case httpMode && len(args) > 0:
+				return usageError{errors.New("proxy: give either --url or a server command, not both")}
+			case !httpMode && len(args) == 0:
+				return usageError{errors.New("proxy: give a server command after -- (stdio) or --url (Streamable HTTP)")}
+			case !httpMode && (cmd.Flags().Changed("listen") || allowRemote):
+				return usageError{errors.New("proxy: --listen and --allow-remote need --url")}
+			}
+			if httpMode && !allowRemote {
+				if err := checkLoopback(listen); err != nil {
+					return usageError{err}
+				}
+			}
 			var rules []faultproxy.Rule
 			if faults != "" {
 				data, err := os.ReadFile(faults)
@@ -43,6 +81,14 @@ crash (+deliverFirst), pause, pass. Ids are JSON values: id: 3 is the number, id
 				}
 				if rules, err = faultproxy.ParseRules(data); err != nil {
 					return usageError{err}
+				}
+			}
+			if httpMode {
+				for _, r := range rules {
+					switch r.Fault.(type) {
+					case faultproxy.Crash, faultproxy.Pause:
+						return usageError{fmt.Errorf("rule %s: crash and pause need a server process (stdio mode)", r.Name)}
+					}
 				}
 			}
 			var sink io.Writer
@@ -54,13 +100,35 @@ crash (+deliverFirst), pause, pass. Ids are JSON values: id: 3 is the number, id
 				defer f.Close()
 				sink = f
 			}
+			if httpMode {
+				return runProxyHTTP(cmd.Context(), upstream, listen, rules, sink, maxFrame, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			return runProxy(cmd.Context(), args, rules, sink, maxFrame)
 		},
 	}
-	cmd.Flags().StringVar(&transcript, "transcript", "", "write every message and fault to this JSONL file")
+	cmd.Flags().StringVar(&transcript, "transcript", "", "write every message and fault to this JSONL file, as it goes")
 	cmd.Flags().StringVar(&faults, "faults", "", "rule file (YAML) of faults to apply")
-	cmd.Flags().IntVar(&maxFrame, "max-frame", faultproxy.DefaultMaxFrame, "largest message parsed; longer ones pass through unparsed")
+	cmd.Flags().IntVar(&maxFrame, "max-frame", faultproxy.DefaultMaxFrame, "largest message parsed; longer ones pass through unparsed (stdio) or are refused with 413 (HTTP request bodies)")
+	cmd.Flags().StringVar(&upstream, "url", "", "front this Streamable HTTP MCP endpoint (e.g. http://127.0.0.1:3001/mcp) instead of a stdio command")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address the HTTP proxy listens on (--url; port 0 picks a free one)")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "let --listen be a non-loopback address (exposes the fault proxy to the network)")
 	return cmd
+}
+
+// checkLoopback refuses a listen address other than a loopback one: a
+// fault proxy should not be exposed to the network by accident.
+func checkLoopback(listen string) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %w", listen, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--listen %q is not a loopback address; add --allow-remote to expose the fault proxy to the network", listen)
 }
 
 func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink io.Writer, maxFrame int) error {
@@ -91,6 +159,43 @@ func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink 
 	_ = s.Close()
 	if err := s.ExitErr(); err != nil {
 		fmt.Fprintf(os.Stderr, "mcp-conform proxy: server %v\n", err)
+	}
+	return nil
+}
+
+// runProxyHTTP fronts a Streamable HTTP endpoint until SIGINT, SIGTERM or
+// ctx ends. The proxy's URL goes to stdout (for scripts) and, with the
+// upstream, to stderr (for people).
+func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rs := faultproxy.NewRules()
+	if err := rs.Set(rules...); err != nil {
+		return usageError{err}
+	}
+	// Listen for signals before the URL is out: a client that reads it
+	// may stop the proxy at once.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	p, err := faultproxy.StartHTTP(ctx, faultproxy.HTTPOptions{
+		Options:  faultproxy.Options{TranscriptSink: sink, MaxFrame: maxFrame},
+		Upstream: upstream, Listen: listen, Rules: rs,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mcp-conform proxy: %s → %s\n", p.URL(), upstream)
+	fmt.Fprintln(stdout, p.URL())
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-ctx.Done():
+	}
+	_ = p.Close()
+	if sig != nil {
+		fmt.Fprintf(stderr, "mcp-conform proxy: stopped (%v)\n", sig)
 	}
 	return nil
 }
