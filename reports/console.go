@@ -63,13 +63,34 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 	}
 	b.WriteByte('\n')
 
+	// With several transports in one report, each line names its own.
+	transports, versions := map[string]bool{}, map[string]bool{}
+	for _, c := range r.Checks {
+		transports[c.Transport] = true
+		if c.ProtocolVersion != "" {
+			versions[c.ProtocolVersion] = true
+		}
+	}
+	label := func(c Check) string {
+		var tags []string
+		if len(transports) > 1 && c.Transport != "" {
+			tags = append(tags, oneLine(c.Transport))
+		}
+		if len(versions) > 1 && c.ProtocolVersion != "" {
+			tags = append(tags, oneLine(c.ProtocolVersion))
+		}
+		if len(tags) == 0 {
+			return oneLine(c.ID)
+		}
+		return oneLine(c.ID) + " [" + strings.Join(tags, " ") + "]"
+	}
 	idWidth := 0
 	for _, c := range r.Checks {
-		idWidth = max(idWidth, len(oneLine(c.ID)))
+		idWidth = max(idWidth, len(label(c)))
 	}
 	indent := strings.Repeat(" ", statusWidth+2)
 	for _, c := range r.Checks {
-		id := oneLine(c.ID)
+		id := label(c)
 		line := paint(opts.Color, c.Status, pad(statusLabel(c.Status), statusWidth)) + "  " + id
 		if title := oneLine(c.Title); title != "" {
 			line += strings.Repeat(" ", idWidth-len(id)) + "  " + title
@@ -177,13 +198,21 @@ func WriteProgress(w io.Writer, done, total int, c Check, color bool) error {
 	n := len(strconv.Itoa(total))
 	line := fmt.Sprintf("[%*d/%d] %s  %s (%s)", n, done, total,
 		paint(color, c.Status, pad(statusLabel(c.Status), statusWidth)),
-		oneLine(c.ID), formatMs(c.DurationMs))
+		oneLine(c.ID)+transportSuffix(c), formatMs(c.DurationMs))
 	if c.Status != Pass && c.Reason != "" {
 		first, _, _ := strings.Cut(c.Reason, "\n")
 		line += ": " + truncated(first, 160, len(first))
 	}
 	_, err := io.WriteString(w, line+"\n")
 	return err
+}
+
+// transportSuffix names a check's transport in a progress line.
+func transportSuffix(c Check) string {
+	if c.Transport == "" {
+		return ""
+	}
+	return " [" + oneLine(c.Transport) + "]"
 }
 
 // statusLabel is how a status is printed; an empty one shows as "?".

@@ -158,6 +158,9 @@ func suiteProps(r *Report) *junitProps {
 // junitCase renders one check.
 func junitCase(c Check) junitTestCase {
 	name := c.ID
+	if c.Transport != "" {
+		name += " [" + c.Transport + "]"
+	}
 	if c.Title != "" {
 		name += " " + c.Title
 	}

@@ -72,8 +72,10 @@ type Check struct {
 	Spec   []string `json:"spec"`
 	Clause string   `json:"clause,omitempty"`
 	// Transport is the transport the check ran on ("stdio", "http").
-	Transport  string  `json:"transport,omitempty"`
-	DurationMs float64 `json:"durationMs"`
+	Transport string `json:"transport,omitempty"`
+	// ProtocolVersion is the version the check ran in.
+	ProtocolVersion string  `json:"protocolVersion,omitempty"`
+	DurationMs      float64 `json:"durationMs"`
 	// Transcript is the evidence: every message and fault of the check, in
 	// order. It is always kept for FAIL, WARN and ERROR.
 	Transcript []Entry `json:"transcript,omitempty"`

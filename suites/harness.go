@@ -159,7 +159,7 @@ func define(c *Check, body func(h *H)) {
 		labels := ginkgo.Label(c.Labels(t.Transport)...)
 		text := c.ID + " " + c.Title
 		if len(cfg.Targets) > 1 {
-			text = "[" + t.Transport + "] " + text
+			text = "[" + strings.TrimSpace(t.Transport+" "+t.Spec) + "] " + text
 		}
 		ginkgo.It(text, labels, ginkgo.NodeTimeout(3*time.Minute), func(ctx ginkgo.SpecContext) {
 			runCheck(ctx, c, t, body)
@@ -176,9 +176,13 @@ func targetsFor(cfg *Config, c *Check) []*Manifest {
 	}
 	var out []*Manifest
 	for _, t := range cfg.Targets {
-		if slices.Contains(c.Transports, t.Transport) {
-			out = append(out, t)
+		if !slices.Contains(c.Transports, t.Transport) {
+			continue
 		}
+		if _, ok := c.Rules[t.Spec]; t.Spec != "" && !ok {
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -215,6 +219,7 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		res.Spec = append(res.Spec, stdioPage(h.session.Version))
 	}
 	res.Status, res.Reason = v.status, v.reason
+	res.ProtocolVersion = h.session.Version
 	for _, conn := range h.conns {
 		conn.close()
 	}
@@ -402,7 +407,7 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
-	force := cfg.Spec
+	force := cfg.force(target)
 	if sess.Version != "" {
 		force = sess.Version
 	}

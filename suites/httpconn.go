@@ -104,7 +104,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	if h != nil {
 		h.hconns = append(h.hconns, c)
 	}
-	force := cfg.Spec
+	force := cfg.force(target)
 	if sess.Version != "" {
 		force = sess.Version
 	}

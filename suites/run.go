@@ -138,16 +138,17 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 // rest of the suite once its timeout ends it or a signal interrupts it) as
 // ERROR, so that the report lists every selected check.
 func recordUnrun(cfg *Config, selected []*Check, budget time.Duration) {
-	ran := map[string]bool{}
+	ran := map[string]int{}
 	for _, r := range Results() {
-		ran[r.ID+"/"+r.Transport] = true
+		ran[r.ID+"/"+r.Transport]++
 	}
 	for _, c := range selected {
 		for _, t := range targetsFor(cfg, c) {
-			if ran[c.ID+"/"+t.Transport] {
+			if ran[c.ID+"/"+t.Transport] > 0 {
+				ran[c.ID+"/"+t.Transport]--
 				continue
 			}
-			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport,
+			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport, ProtocolVersion: t.Spec,
 				Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
 			if vs := c.Versions(); len(vs) > 0 {
 				r := c.Rules[vs[0]]
@@ -226,9 +227,23 @@ func buildReport(cfg *Config, toolVersion string, started time.Time, res []repor
 		if a.Transport != b.Transport {
 			return strings.Compare(transportOrder(a.Transport), transportOrder(b.Transport))
 		}
+		if a.ProtocolVersion != b.ProtocolVersion {
+			return strings.Compare(b.ProtocolVersion, a.ProtocolVersion)
+		}
 		return order[a.ID] - order[b.ID]
 	})
 	m := cfg.Targets[0]
+	if cfg.Spec == AllVersions {
+		var vs []string
+		for _, c := range res {
+			if c.ProtocolVersion != "" && !slices.Contains(vs, c.ProtocolVersion) {
+				vs = append(vs, c.ProtocolVersion)
+			}
+		}
+		slices.Sort(vs)
+		slices.Reverse(vs)
+		version = strings.Join(vs, ",")
+	}
 	r := &reports.Report{
 		Schema:    reports.SchemaV1,
 		Tool:      reports.Tool{Name: "mcp-conform", Version: toolVersion},

@@ -35,6 +35,7 @@ func TestSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Targets = suites.ExpandVersions(cfg.Targets, *flagSpec)
 	suites.Configure(cfg, nil)
 	suites.Register()
 	ginkgo.ReportAfterSuite("mcp-conform report", func(r ginkgo.Report) {

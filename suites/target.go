@@ -22,6 +22,9 @@ type Manifest struct {
 	Env       map[string]string `yaml:"env"`
 	Restart   bool              `yaml:"restart"`
 	Roles     map[string]Role   `yaml:"roles"`
+	// Spec, when set, forces this target's protocol version (--spec all
+	// checks each target once per version). Not read from YAML.
+	Spec string `yaml:"-"`
 	// Dir is the directory relative paths in Command are resolved from:
 	// the manifest's repository root when it lives in fixtures/targets/,
 	// else the manifest's own directory. Not read from YAML.
@@ -148,6 +151,38 @@ func URLManifest(url string) (*Manifest, error) {
 	wd, _ := os.Getwd()
 	m := &Manifest{Name: url, Transport: "http", URL: url, Dir: wd}
 	return m, m.Validate()
+}
+
+// AllVersions is the --spec value that checks every target in every
+// protocol version the harness knows.
+const AllVersions = "all"
+
+// ExpandVersions returns, for --spec all, one copy of each target per known
+// protocol version (newest first); otherwise the targets unchanged.
+func ExpandVersions(targets []*Manifest, spec string) []*Manifest {
+	if spec != AllVersions {
+		return targets
+	}
+	var out []*Manifest
+	for _, t := range targets {
+		for _, v := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+			c := *t
+			c.Spec = v
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
+// force is the version a target is forced to, if any.
+func (c *Config) force(t *Manifest) string {
+	if t.Spec != "" {
+		return t.Spec
+	}
+	if c.Spec == AllVersions {
+		return ""
+	}
+	return c.Spec
 }
 
 // Name names the targets of a run for reports.

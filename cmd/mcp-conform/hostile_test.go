@@ -381,7 +381,7 @@ func TestUsageErrors(t *testing.T) {
 		{"explain-unknown-check", []string{"explain", "NOPE"}, `no check "NOPE"`},
 		{"explain-no-argument", []string{"explain"}, "accepts 1 arg"},
 		{"fixture-unknown-mutant", []string{"fixture", "--mutant", "nope"}, `unknown mutant "nope"`},
-		{"proxy-no-command", []string{"proxy"}, "requires at least 1 arg"},
+		{"proxy-no-command", []string{"proxy"}, "give a server command"},
 		{"proxy-missing-faults", []string{"proxy", "--faults", filepath.Join(t.TempDir(), "none.yaml"), "--", "cat"}, "--faults"},
 	}
 	for _, tc := range cases {

@@ -53,7 +53,7 @@ Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
 	fl.StringVar(&f.jsonOut, "json", "", "write the JSON report (schema mcp-conform/report/v1) to this file")
 	fl.StringVar(&f.junitOut, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.htmlOut, "html", "", "write an HTML report (not supported yet)")
-	fl.StringVar(&f.spec, "spec", "", "force a protocol version: 2026-07-28, 2025-11-25 or 2025-06-18 (default: the newest the server accepts)")
+	fl.StringVar(&f.spec, "spec", "", "force a protocol version: 2026-07-28, 2025-11-25 or 2025-06-18 (default: the newest the server accepts), or all: each target once per version")
 	fl.BoolVar(&f.strict, "strict", false, "WARN (a broken SHOULD) fails the exit code too")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "select checks by label, ginkgo syntax (e.g. 'area:cancel && level:must')")
 	fl.StringArrayVar(&f.focus, "focus", nil, "select checks whose id or title matches this regular expression (repeatable)")
@@ -84,8 +84,8 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 		return nil, usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", f.mutant)}
 	case f.htmlOut != "":
 		return nil, usageError{errors.New("--html: the HTML report is not supported yet by this version")}
-	case f.spec != "" && !isKnownVersion(f.spec):
-		return nil, usageError{fmt.Errorf("--spec %q: known versions are 2026-07-28, 2025-11-25, 2025-06-18", f.spec)}
+	case f.spec != "" && f.spec != suites.AllVersions && !isKnownVersion(f.spec):
+		return nil, usageError{fmt.Errorf("--spec %q: known versions are 2026-07-28, 2025-11-25, 2025-06-18, or all", f.spec)}
 	}
 	cfg := &suites.Config{Spec: f.spec, Mutant: f.mutant, Strict: f.strict, Verbose: f.verbose,
 		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout}
@@ -94,6 +94,7 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	cfg.Targets = suites.ExpandVersions(cfg.Targets, f.spec)
 	for _, t := range cfg.Targets {
 		if err := checkProgram(t); err != nil {
 			return nil, usageError{err}
