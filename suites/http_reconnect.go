@@ -2,17 +2,37 @@ package suites
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 var (
+	checkReissue = register(&Check{
+		ID:    "RECONNECT-REISSUE",
+		Title: "after a cut stream, a re-issued request with a new id succeeds and the tool list is unchanged",
+		How: "Calls the slow role with the proxy set to cut its response stream right after the first progress, then re-issues " +
+			"the call with a new id and token (as a client must) and expects a result; tools/list before and after must name " +
+			"the same tools.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+				Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server SHOULD serve the re-issued request (the cut one is not a lock on the tool) and list the same tools."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx",
+				Clause: "A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID — so the server SHOULD serve the re-issued request and list the same tools (mcp-conform's reading)."}},
+		),
+		Transports: []string{"http"},
+		Roles:      []string{"slow"},
+	})
 	checkResume = register(&Check{
 		ID:    "RECONNECT-RESUME",
 		Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
@@ -39,6 +59,7 @@ var (
 
 func registerHTTPReconnect() {
 	ginkgo.Describe("RECONNECT", ginkgo.Label("area:reconnect"), func() {
+		define(checkReissue, reissue)
 		define(checkResume, func(h *H) { resume(h, false) })
 		define(checkResumeLive, func(h *H) { resume(h, true) })
 	})
@@ -127,4 +148,77 @@ func describeEvents(evs []clients.StreamEvent) string {
 		s += fmt.Sprintf("id=%q data=%.80s", e.ID, e.Data)
 	}
 	return s
+}
+
+// reissueBackoff is the pause before re-issuing a request whose stream was
+// cut: the first step of a client's reconnect backoff.
+const reissueBackoff = 200 * time.Millisecond
+
+// toolNames lists the names tools/list returns, sorted.
+func (c *HConn) toolNames() []string {
+	ctx, cancel := c.h.op()
+	defer cancel()
+	m, err := c.W.Call(ctx, "tools/list", nil)
+	if err != nil || m.Env.Kind != jsonrpc.Response {
+		c.h.failServer("tools/list failed: %v %s%s", err, m.Raw, c.exitHint())
+	}
+	var res struct {
+		Result struct {
+			Tools []struct{ Name string } `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(m.Raw, &res); err != nil {
+		c.h.Failf("tools/list answered %s", m.Raw)
+	}
+	var names []string
+	for _, t := range res.Result.Tools {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func reissue(h *H) {
+	token := jsonrpc.StringID("reissue-token-1")
+	c := h.ConnectHTTP(faultproxy.Rule{
+		Name:  "cut-after-first-progress",
+		Match: faultproxy.Match{Dir: faultproxy.ServerToClient, Method: "notifications/progress", ProgressToken: token},
+		Times: 1,
+		Fault: faultproxy.Cut{Deliver: true},
+	})
+	before := c.toolNames()
+	call := c.StartRole("slow", jsonrpc.StringID("reissue-1"), token, nil)
+	c.firstProgress(call, token)
+	ctx, cancel := h.op()
+	defer cancel()
+	if !waitEnded(ctx, call, h.cfg.OpTimeout) {
+		h.Errorf("the proxy's cut did not end the stream within %s", h.cfg.OpTimeout)
+	}
+	if m, ok := call.Response(); ok {
+		h.Errorf("the cut stream still carried the response %s: the cut came too late", m.Raw)
+	}
+	// A client reconnects after a backoff (the reliable client's first step
+	// is up to 250 ms); the server has by then seen the disconnect.
+	t := time.NewTimer(reissueBackoff)
+	select {
+	case <-t.C:
+	case <-h.ctx.Done():
+		t.Stop()
+		h.Errorf("interrupted")
+	}
+	again := c.StartRole("slow", jsonrpc.StringID("reissue-2"), jsonrpc.StringID("reissue-token-2"), nil)
+	m := c.Await(again, "the re-issued call")
+	var res struct {
+		Result struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(m.Raw, &res)
+	if m.Env.Kind != jsonrpc.Response || res.Result.IsError {
+		h.Failf("the re-issued request failed: %s", m.Raw)
+	}
+	after := c.toolNames()
+	if !slices.Equal(before, after) {
+		h.Failf("tools/list changed across the reconnect: %v, then %v", before, after)
+	}
 }

@@ -85,6 +85,11 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 			return nil, err
 		}
 	}
+	if c.Proc == nil {
+		if err := waitListening(ctx, endpoint, nil); err != nil {
+			return nil, err
+		}
+	}
 	rs := faultproxy.NewRules()
 	if err := rs.Set(rules...); err != nil {
 		c.close()
@@ -134,6 +139,10 @@ func waitListening(ctx context.Context, endpoint string, p *faultproxy.Process) 
 	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
+	var exited <-chan struct{}
+	if p != nil {
+		exited = p.Exited()
+	}
 	for {
 		d := net.Dialer{Timeout: 200 * time.Millisecond}
 		conn, err := d.DialContext(ctx, "tcp", host)
@@ -141,11 +150,15 @@ func waitListening(ctx context.Context, endpoint string, p *faultproxy.Process) 
 			_ = conn.Close()
 			return nil
 		}
+		if p == nil {
+			// A server the harness did not start is up or it is not.
+			return fmt.Errorf("the server at %s is not reachable: %w", endpoint, err)
+		}
 		select {
-		case <-p.Exited():
+		case <-exited:
 			return fmt.Errorf("the server exited before listening on %s: %v", host, p.ExitErr())
 		case <-ctx.Done():
-			return fmt.Errorf("the server did not listen on %s in time: %w", host, ctx.Err())
+			return fmt.Errorf("the server did not listen on %s in time (last attempt: %v): %w", host, err, ctx.Err())
 		case <-tick.C:
 		}
 	}

@@ -74,7 +74,7 @@ var mutantCases = []mutantCase{
 	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
-		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE"}},
+		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
 	{mutant: "total-changes", want: reports.Warn, evidence: "total changed"},
 	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation"},
 	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "after the server had read the cancellation"},
@@ -92,6 +92,9 @@ var mutantCases = []mutantCase{
 	{mutant: "hold-stream-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "stayed open"},
 	{mutant: "accept-any-version", spec: "2025-11-25", want: reports.Fail, evidence: "want 400"},
 	{mutant: "delete-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "after DELETE"},
+	{mutant: "reissue-busy", want: reports.Warn, evidence: "re-issued request failed"},
+	{mutant: "reissue-busy", spec: "2025-11-25", want: reports.Warn, evidence: "re-issued request failed",
+		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
 	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
 		mayAlso: []string{"RECONNECT-RESUME-LIVE"}}, // cancelled work has no live events to resume, when the cancel wins the race with the resume
 }
