@@ -60,6 +60,10 @@ func ServeFixtureHTTP(mutant, addr string, heartbeat time.Duration) int {
 	defer stop()
 	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat}
 	err := fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
+	if errors.Is(err, fixtures.ErrCrash) {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 3
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
 		return 1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -108,6 +109,26 @@ func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Se
 	return conn.W.Session(), nil
 }
 
+// startError is a failure to start or negotiate with a target, with the
+// transcript of the attempt: the evidence every check that ERRORs on it
+// carries.
+type startError struct {
+	err        error
+	transcript []reports.Entry
+}
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
+
+// withTranscript attaches tr's entries to err.
+func withTranscript(err error, tr *faultproxy.Transcript) error {
+	var out []reports.Entry
+	for _, e := range tr.Entries() {
+		out = append(out, toReportEntry(e))
+	}
+	return &startError{err: err, transcript: out}
+}
+
 // resultEntry names the hidden report entry that carries a check's whole
 // result, so a report can be rebuilt from Ginkgo's own report, including one
 // merged from parallel processes (ginkgo -p).
@@ -138,6 +159,8 @@ type H struct {
 	conns   []*Conn
 	hconns  []*HConn
 	notes   []string
+	// startTranscript is the failed start of the target, when it failed.
+	startTranscript []reports.Entry
 }
 
 // Conn is one connection to the target: a server process behind a fault
@@ -282,6 +305,10 @@ func (h *H) run(body func(h *H)) (v verdict) {
 	sess, err := probe(sctx, h.cfg, h.target)
 	cancel()
 	if err != nil {
+		var se *startError
+		if errors.As(err, &se) {
+			h.startTranscript = se.transcript
+		}
 		h.Errorf("could not start and negotiate with the target: %v", err)
 	}
 	h.session = sess
@@ -417,10 +444,12 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	}
 	if _, err := c.W.Negotiate(ctx, force); err != nil {
 		hint := exitHint(link) // before close, which ends the server itself
+		err = fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, hint)
 		if h == nil {
 			c.close()
+			return nil, withTranscript(err, link.Transcript())
 		}
-		return nil, fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, hint)
+		return nil, err
 	}
 	return c, nil
 }
@@ -456,7 +485,7 @@ func (c *Conn) close() {
 
 // transcript merges the transcripts of the check's connections.
 func (h *H) transcript() []reports.Entry {
-	var out []reports.Entry
+	out := append([]reports.Entry(nil), h.startTranscript...)
 	var trs []*faultproxy.Transcript
 	for _, c := range h.conns {
 		trs = append(trs, c.Link.Transcript())

@@ -118,10 +118,12 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		return c, nil
 	}
 	if _, err := c.W.Negotiate(ctx, force); err != nil {
+		err = fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, c.exitHint())
 		if h == nil {
 			c.close()
+			return nil, withTranscript(err, tr)
 		}
-		return nil, fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, c.exitHint())
+		return nil, err
 	}
 	return c, nil
 }

@@ -8,4 +8,5 @@ func Register() {
 	registerHTTPCancel()
 	registerHTTPChecks()
 	registerHTTPReconnect()
+	registerRobust()
 }

@@ -234,6 +234,11 @@ func TestHostileTargets(t *testing.T) {
 					continue
 				}
 				stdioChecks++
+				if chk, _ := suites.Lookup(c.ID); len(chk.Roles) == 0 && c.Status == reports.Pass {
+					// These targets break calls of the slow role; a check
+					// that needs no role (ROBUST-*) may pass against them.
+					continue
+				}
 				if c.Status != tc.status {
 					t.Errorf("%s: %s (%s), want %s", c.ID, c.Status, c.Reason, tc.status)
 				}

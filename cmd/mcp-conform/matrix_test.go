@@ -61,6 +61,9 @@ type mutantCase struct {
 	// mayAlso lists checks whose clause the broken one entails only when
 	// a race goes one way: they may pass or fail.
 	mayAlso []string
+	// failsAllOn names a transport on which the mutant breaks a clause
+	// every check enforces (stdout noise on stdio): all of them FAIL.
+	failsAllOn string
 }
 
 var mutantCases = []mutantCase{
@@ -93,6 +96,14 @@ var mutantCases = []mutantCase{
 	{mutant: "accept-any-version", spec: "2025-11-25", want: reports.Fail, evidence: "want 400"},
 	{mutant: "delete-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "after DELETE"},
 	{mutant: "reissue-busy", want: reports.Warn, evidence: "re-issued request failed"},
+	{mutant: "crash-on-parse-error", want: reports.Fail, evidence: "did not answer"},
+	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
+	{mutant: "silent-on-parse-error", spec: "2025-11-25", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
+	{mutant: "http-status-not-jsonrpc", want: reports.Fail, evidence: "not a JSON-RPC error"},
+	{mutant: "http-status-not-jsonrpc", spec: "2025-11-25", want: reports.Fail, evidence: "not a JSON-RPC error"},
+	{mutant: "accept-batch", want: reports.Fail, evidence: "processed"},
+	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Fail, evidence: "processed"},
+	{mutant: "stdout-noise", want: reports.Fail, evidence: "not JSON-RPC messages", failsAllOn: "stdio"},
 	{mutant: "reissue-busy", spec: "2025-11-25", want: reports.Warn, evidence: "re-issued request failed",
 		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
 	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
@@ -132,6 +143,15 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			for _, other := range r.report.Checks {
 				switch {
 				case other.ID == breaks && other.Transport == c.Transport:
+				case other.ID == breaks && transportOf(t, tc.mutant) == "":
+					// A mutant of both transports breaks its check on each.
+					if other.Status != tc.want {
+						t.Errorf("%s [%s]: %s (%s), want %s", other.ID, other.Transport, other.Status, other.Reason, tc.want)
+					}
+				case tc.failsAllOn != "" && other.Transport == tc.failsAllOn:
+					if other.Status != reports.Fail {
+						t.Errorf("%s [%s]: %s, want FAIL (the broken clause applies to every check there)", other.ID, other.Transport, other.Status)
+					}
 				case other.Status == reports.Skip && strings.HasPrefix(other.Reason, "not in "):
 				case contains(tc.also, other.ID):
 					if other.Status != reports.Fail && other.Status != reports.Warn {
@@ -227,7 +247,8 @@ func assertTranscriptShows(t *testing.T, c reports.Check) {
 	}
 	fromServer := 0
 	for _, e := range c.Transcript {
-		if e.Kind == "message" && e.Dir == "s2c" {
+		// A message from the server, or the end of a server that died.
+		if e.Kind == "message" && e.Dir == "s2c" || e.Kind == "process" && strings.Contains(e.Text, "exited: ") {
 			fromServer++
 		}
 	}
