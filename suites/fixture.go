@@ -20,9 +20,14 @@ const fixtureEnv = "MCP_CONFORM_SERVE_FIXTURE"
 // fixtureHTTPEnv, set with fixtureEnv, serves Streamable HTTP on its value
 // (an address) instead of stdio; fixtureHeartbeatEnv sets the heartbeat.
 const (
-	fixtureHTTPEnv      = "MCP_CONFORM_FIXTURE_HTTP"
-	fixtureHeartbeatEnv = "MCP_CONFORM_FIXTURE_HEARTBEAT"
+	fixtureHTTPEnv       = "MCP_CONFORM_FIXTURE_HTTP"
+	fixtureHeartbeatEnv  = "MCP_CONFORM_FIXTURE_HEARTBEAT"
+	fixtureSessionTTLEnv = "MCP_CONFORM_FIXTURE_SESSION_TTL"
 )
+
+// referenceSessionTTL is the idle expiry of the built-in HTTP target's 2025
+// sessions: short, so that SESSION-EXPIRED-404 waits little.
+const referenceSessionTTL = 400 * time.Millisecond
 
 // referenceHeartbeat is the heartbeat of the built-in HTTP target: short,
 // so that the heartbeat check sees one within a short silent call.
@@ -43,7 +48,8 @@ func ServeFixtureIfAsked() {
 	}
 	if addr := os.Getenv(fixtureHTTPEnv); addr != "" {
 		hb, _ := time.ParseDuration(os.Getenv(fixtureHeartbeatEnv))
-		os.Exit(ServeFixtureHTTP(mutant, addr, hb))
+		ttl, _ := time.ParseDuration(os.Getenv(fixtureSessionTTLEnv))
+		os.Exit(serveFixtureHTTP(mutant, addr, hb, ttl))
 	}
 	os.Exit(ServeFixture(mutant))
 }
@@ -52,13 +58,17 @@ func ServeFixtureIfAsked() {
 // HTTP at addr until SIGINT/SIGTERM, printing the endpoint URL on stdout
 // once listening, and returns the process exit code.
 func ServeFixtureHTTP(mutant, addr string, heartbeat time.Duration) int {
+	return serveFixtureHTTP(mutant, addr, heartbeat, 0)
+}
+
+func serveFixtureHTTP(mutant, addr string, heartbeat, sessionTTL time.Duration) int {
 	if mutant != "" && !fixtures.ValidMutant(mutant) {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat}
+	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat, SessionTTL: sessionTTL}
 	err := fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
 	if errors.Is(err, fixtures.ErrCrash) {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
@@ -111,10 +121,12 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
 		},
+		SessionTTL: referenceSessionTTL.String(),
 		Env: map[string]string{
-			fixtureEnv:          fixtureValue(mutant),
-			fixtureHTTPEnv:      "127.0.0.1:{port}",
-			fixtureHeartbeatEnv: referenceHeartbeat.String(),
+			fixtureEnv:           fixtureValue(mutant),
+			fixtureHTTPEnv:       "127.0.0.1:{port}",
+			fixtureHeartbeatEnv:  referenceHeartbeat.String(),
+			fixtureSessionTTLEnv: referenceSessionTTL.String(),
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -61,6 +62,16 @@ var (
 			legacyVersions...),
 		Transports: []string{"http"},
 	})
+	checkSessionExpired = register(&Check{
+		ID:    "SESSION-EXPIRED-404",
+		Title: "a session idle past its declared TTL gets 404, after which a new initialize works",
+		How: "Needs the manifest's sessionTTL. Initializes, stays idle for 1.5 × the TTL (expiry is a time contract: the one " +
+			"wait in the catalog that is a clock), then pings with the session id and expects 404; then initializes again.",
+		Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
+			Clause: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found."},
+			legacyVersions...),
+		Transports: []string{"http"},
+	})
 	checkSessionDelete = register(&Check{
 		ID:         "SESSION-DELETE",
 		Title:      "DELETE ends the session: its id then gets 404",
@@ -99,6 +110,7 @@ func registerHTTPChecks() {
 	ginkgo.Describe("SESSION", ginkgo.Label("area:session"), func() {
 		define(checkSessionRequired, sessionRequired)
 		define(checkSessionUnknown, sessionUnknown)
+		define(checkSessionExpired, sessionExpired)
 		define(checkSessionDelete, sessionDelete)
 	})
 	ginkgo.Describe("SECURITY", ginkgo.Label("area:security"), func() {
@@ -292,4 +304,31 @@ func clip(b []byte) string {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
+}
+
+func sessionExpired(h *H) {
+	if h.target.SessionTTL == "" {
+		h.Skip("the target manifest declares no sessionTTL: when its sessions expire is unknown")
+	}
+	ttl, _ := time.ParseDuration(h.target.SessionTTL)
+	c := h.ConnectHTTP()
+	sid := legacySession(h, c)
+	idle := ttl * 3 / 2
+	t := time.NewTimer(idle)
+	select {
+	case <-t.C:
+	case <-h.ctx.Done():
+		t.Stop()
+		h.Errorf("interrupted while waiting for the session to expire")
+	}
+	resp, body := rawPing(h, c, sessionHeaders(c, sid), nil)
+	if resp.StatusCode != http.StatusNotFound {
+		h.Failf("after %s idle (sessionTTL %s) the session id got HTTP %d, want 404: %s", idle, ttl, resp.StatusCode, clip(body))
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	if _, err := c.W.Negotiate(ctx, h.Version()); err != nil {
+		h.Failf("a new initialize after the expiry failed: %v", err)
+	}
+	c.Ping("in the new session")
 }

@@ -22,6 +22,9 @@ type Manifest struct {
 	Env       map[string]string `yaml:"env"`
 	Restart   bool              `yaml:"restart"`
 	Roles     map[string]Role   `yaml:"roles"`
+	// SessionTTL is how long the server lets a 2025 session stay idle
+	// before it expires (e.g. "2s"); it unlocks SESSION-EXPIRED-404.
+	SessionTTL string `yaml:"sessionTTL,omitempty"`
 	// Spec, when set, forces this target's protocol version (--spec all
 	// checks each target once per version). Not read from YAML.
 	Spec string `yaml:"-"`
@@ -81,6 +84,12 @@ func (m *Manifest) Validate() error {
 		}
 	default:
 		return fmt.Errorf("unknown transport %q (stdio or http)", m.Transport)
+	}
+	if m.SessionTTL != "" {
+		d, err := time.ParseDuration(m.SessionTTL)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("sessionTTL %q: want a positive duration such as 2s", m.SessionTTL)
+		}
 	}
 	for name, r := range m.Roles {
 		if r.Tool == "" {
