@@ -21,6 +21,7 @@ type core struct {
 
 	pmu       sync.Mutex
 	delivered []*Message
+	trimmed   int // messages dropped from the front of delivered
 	passed    chan struct{}
 }
 
@@ -43,9 +44,20 @@ func (c *core) record(msg *Message) {
 	c.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: msg.Dir, Seq: msg.Seq, Raw: msg.Raw, Stream: msg.Stream})
 }
 
+// passedHistory bounds how many delivered messages hold-until can look back
+// on: a long-lived proxy must not keep every message it relayed.
+const passedHistory = 4096
+
 // markPassed notes that msg reached its destination.
 func (c *core) markPassed(msg *Message) {
 	c.pmu.Lock()
+	if len(c.delivered) >= 2*passedHistory {
+		dropped := len(c.delivered) - passedHistory
+		kept := copy(c.delivered, c.delivered[dropped:])
+		clear(c.delivered[kept:])
+		c.delivered = c.delivered[:kept]
+		c.trimmed += dropped
+	}
 	c.delivered = append(c.delivered, msg)
 	close(c.passed)
 	c.passed = make(chan struct{})
@@ -55,11 +67,12 @@ func (c *core) markPassed(msg *Message) {
 // WaitPassed blocks until a delivered message satisfies m, counting those
 // delivered before the call, or until ctx ends.
 func (c *core) WaitPassed(ctx context.Context, m Match) error {
-	next := 0
+	next := 0 // absolute index: trimmed + position in delivered
 	for {
 		c.pmu.Lock()
-		msgs := c.delivered[next:]
-		next = len(c.delivered)
+		start := max(next-c.trimmed, 0)
+		msgs := append([]*Message(nil), c.delivered[min(start, len(c.delivered)):]...)
+		next = c.trimmed + len(c.delivered)
 		ch := c.passed
 		c.pmu.Unlock()
 		for _, msg := range msgs {

@@ -74,3 +74,33 @@ func TestParseRulesRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestTranscriptLimitAndPassedHistory(t *testing.T) {
+	tr := NewTranscript(nil)
+	tr.SetLimit(10)
+	for i := 0; i < 1000; i++ {
+		tr.Note("n%d", i)
+	}
+	if tr.Len() != 1000 {
+		t.Fatalf("Len %d", tr.Len())
+	}
+	kept := tr.Entries()
+	if len(kept) > 20 || kept[len(kept)-1].Index != 999 || kept[len(kept)-1].Text != "n999" {
+		t.Fatalf("kept %d entries, last %+v", len(kept), kept[len(kept)-1])
+	}
+	if got := tr.Since0(995); len(got) != 5 || got[0].Index != 995 {
+		t.Fatalf("Since0(995) = %+v", got)
+	}
+
+	c := newCore(t.Context(), NewTranscript(nil), nil, nil)
+	for i := 0; i < 3*passedHistory; i++ {
+		c.markPassed(&Message{Raw: []byte(`{"method":"x"}`)})
+	}
+	c.markPassed(&Message{Raw: []byte(`{"method":"last"}`)})
+	if len(c.delivered) > 2*passedHistory {
+		t.Fatalf("delivered history not bounded: %d", len(c.delivered))
+	}
+	if err := c.WaitPassed(t.Context(), Match{Method: "last"}); err != nil {
+		t.Fatal(err)
+	}
+}

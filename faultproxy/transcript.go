@@ -63,6 +63,19 @@ type Transcript struct {
 	entries []Entry
 	changed chan struct{}
 	sink    io.Writer
+	// limit, when > 0, bounds the entries kept in memory (the sink still
+	// gets all of them); dropped counts those let go.
+	limit   int
+	dropped int
+}
+
+// SetLimit keeps at most n entries in memory (the oldest go first; a sink
+// still receives every entry). A long-lived proxy sets it; a check, whose
+// transcript is its evidence, does not.
+func (t *Transcript) SetLimit(n int) {
+	t.mu.Lock()
+	t.limit = n
+	t.mu.Unlock()
 }
 
 // NewTranscript starts an empty transcript whose clock starts now. When sink
@@ -80,7 +93,14 @@ func (t *Transcript) Add(e Entry) Entry {
 		e.At = t.Since()
 	}
 	t.mu.Lock()
-	e.Index = len(t.entries)
+	e.Index = t.dropped + len(t.entries)
+	if t.limit > 0 && len(t.entries) >= 2*t.limit {
+		n := len(t.entries) - t.limit
+		kept := copy(t.entries, t.entries[n:])
+		clear(t.entries[kept:])
+		t.entries = t.entries[:kept]
+		t.dropped += n
+	}
 	t.entries = append(t.entries, e)
 	close(t.changed)
 	t.changed = make(chan struct{})
@@ -100,19 +120,17 @@ func (t *Transcript) Note(format string, args ...any) {
 func (t *Transcript) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.entries)
+	return t.dropped + len(t.entries)
 }
 
-// Entries returns a copy of every entry.
+// Entries returns a copy of every entry kept in memory.
 func (t *Transcript) Entries() []Entry { return t.Since0(0) }
 
-// Since0 returns a copy of the entries from index i on.
+// Since0 returns a copy of the kept entries whose Index is i or more.
 func (t *Transcript) Since0(i int) []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if i < 0 {
-		i = 0
-	}
+	i = max(i-t.dropped, 0)
 	if i >= len(t.entries) {
 		return nil
 	}

@@ -15,6 +15,10 @@ import (
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 )
 
+// proxyMemoryEntries bounds the transcript entries the proxy command keeps
+// in memory (hold-until and the control of faults need only recent ones).
+const proxyMemoryEntries = 4096
+
 func newProxyCmd() *cobra.Command {
 	var transcript, faults, upstream, listen string
 	var maxFrame int
@@ -146,6 +150,9 @@ func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink 
 	if err != nil {
 		return err
 	}
+	// A long-lived proxy keeps only recent entries in memory; the
+	// transcript file has them all.
+	s.Transcript().SetLimit(proxyMemoryEntries)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -186,6 +193,7 @@ func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultpro
 	if err != nil {
 		return err
 	}
+	p.Transcript().SetLimit(proxyMemoryEntries)
 	fmt.Fprintf(stderr, "mcp-conform proxy: %s → %s\n", p.URL(), upstream)
 	fmt.Fprintln(stdout, p.URL())
 	var sig os.Signal
