@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -183,33 +184,12 @@ func legacySession(h *H, c *HConn) string {
 // rawPing POSTs the era's barrier request (ping, or server/discover in
 // 2026-07-28) with exactly these headers added to the session's.
 func rawPing(h *H, c *HConn, header http.Header, meta map[string]any) (*http.Response, []byte) {
-	params := map[string]any{}
+	var params map[string]any
 	if meta != nil {
-		params["_meta"] = meta
+		params = map[string]any{"_meta": meta}
 	}
-	body := []byte(`{"jsonrpc":"2.0","id":"raw-ping","method":"` + barrierMethod(c.W.Session()) + `"` + paramsJSON(params) + `}`)
-	hd := http.Header{
-		"Content-Type": {"application/json"},
-		"Accept":       {"application/json, text/event-stream"},
-	}
-	for k, v := range header {
-		hd[k] = v
-	}
-	ctx, cancel := h.op()
-	defer cancel()
-	resp, b, err := c.W.RawPOST(ctx, body, hd)
-	if err != nil {
-		h.Failf("POST failed: %v%s", err, c.exitHint())
-	}
-	return resp, b
-}
-
-func paramsJSON(p map[string]any) string {
-	if len(p) == 0 {
-		return ""
-	}
-	b, _ := jsonMarshal(p)
-	return `,"params":` + string(b)
+	body, _ := json.Marshal(request("raw-ping", barrierMethod(c.W.Session()), params))
+	return rawBody(h, c, body, header)
 }
 
 func sessionHeaders(c *HConn, sid string) http.Header {

@@ -119,5 +119,3 @@ func waitEnded(ctx context.Context, call *clients.HTTPCall, d time.Duration) boo
 		return false
 	}
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
