@@ -434,17 +434,8 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
-	force := cfg.force(target)
-	if sess.Version != "" {
-		force = sess.Version
-	}
-	if sess.Era == clients.EraModern {
-		c.W.SetSession(sess)
-		return c, nil
-	}
-	if _, err := c.W.Negotiate(ctx, force); err != nil {
-		hint := exitHint(link) // before close, which ends the server itself
-		err = fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, hint)
+	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
+		err = fmt.Errorf("%w%s", err, exitHint(link)) // before close, which ends the server itself
 		if h == nil {
 			c.close()
 			return nil, withTranscript(err, link.Transcript())
@@ -452,6 +443,30 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 		return nil, err
 	}
 	return c, nil
+}
+
+// negotiator is what both wire clients offer for version negotiation.
+type negotiator interface {
+	Negotiate(ctx context.Context, force string) (clients.Session, error)
+	SetSession(clients.Session)
+}
+
+// settle brings a new connection to the run's version: a known modern
+// session is reused as is (there is no handshake to repeat); otherwise the
+// version the probe found (or --spec) is forced through negotiation.
+func settle(ctx context.Context, w negotiator, cfg *Config, target *Manifest, sess clients.Session) error {
+	if sess.Era == clients.EraModern {
+		w.SetSession(sess)
+		return nil
+	}
+	force := cfg.force(target)
+	if sess.Version != "" {
+		force = sess.Version
+	}
+	if _, err := w.Negotiate(ctx, force); err != nil {
+		return fmt.Errorf("negotiate (%s): %w", orNewest(force), err)
+	}
+	return nil
 }
 
 func orNewest(v string) string {

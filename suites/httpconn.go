@@ -109,16 +109,8 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	if h != nil {
 		h.hconns = append(h.hconns, c)
 	}
-	force := cfg.force(target)
-	if sess.Version != "" {
-		force = sess.Version
-	}
-	if sess.Era == clients.EraModern {
-		c.W.SetSession(sess)
-		return c, nil
-	}
-	if _, err := c.W.Negotiate(ctx, force); err != nil {
-		err = fmt.Errorf("negotiate (%s): %w%s", orNewest(force), err, c.exitHint())
+	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
+		err = fmt.Errorf("%w%s", err, c.exitHint())
 		if h == nil {
 			c.close()
 			return nil, withTranscript(err, tr)
