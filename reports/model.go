@@ -43,7 +43,39 @@ type Report struct {
 	StartedAt time.Time `json:"startedAt"`
 	Duration  float64   `json:"durationMs"`
 	Checks    []Check   `json:"checks"`
-	Summary   Summary   `json:"summary"`
+	// RetryClasses is the retry-class table: for each tool a target
+	// exposes, how a client may retry it, with the evidence (IDEM area).
+	RetryClasses []ToolClass `json:"retryClasses,omitempty"`
+	Summary      Summary     `json:"summary"`
+}
+
+// RetryClass says how a client may retry a call of one tool after losing its
+// response.
+type RetryClass string
+
+// The three retry classes of the seeds' reliability review.
+const (
+	// Safe tools are read-only: retry freely.
+	Safe RetryClass = "Safe"
+	// Conditional tools are keyed mutations: retry with the same key.
+	Conditional RetryClass = "Conditional"
+	// Unsafe tools mutate without a key: do not retry, reconcile first.
+	Unsafe RetryClass = "Unsafe"
+)
+
+// ToolClass is one row of the retry-class table.
+type ToolClass struct {
+	// Target names the target that exposes the tool.
+	Target string `json:"target"`
+	// Tool is the tool's name as tools/list gives it.
+	Tool string `json:"tool"`
+	// Class is the retry class.
+	Class RetryClass `json:"class"`
+	// Key is the idempotency key argument, for Conditional tools.
+	Key string `json:"key,omitempty"`
+	// Evidence lists what the class was decided from (annotations seen in
+	// tools/list, the manifest's roles, IDEM check verdicts).
+	Evidence []string `json:"evidence,omitempty"`
 }
 
 // Tool names the harness that produced a report.
