@@ -123,6 +123,9 @@ type Entry struct {
 	Kind string `json:"kind"`
 	// Dir is "c2s" (client to server) or "s2c" for messages and faults.
 	Dir string `json:"dir,omitempty"`
+	// Seq is the proxy's sequence number of the message an entry is about
+	// (a message, or a fault acting on it); it ties a fault to its message.
+	Seq int64 `json:"seq,omitempty"`
 	// Rule and Fault name the rule and fault that acted, for fault entries.
 	Rule  string `json:"rule,omitempty"`
 	Fault string `json:"fault,omitempty"`

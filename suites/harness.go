@@ -524,6 +524,9 @@ func toReportEntry(e faultproxy.Entry) reports.Entry {
 		AtMs: float64(e.At.Microseconds()) / 1000, Kind: string(e.Kind), Dir: string(e.Dir),
 		Rule: e.Rule, Fault: e.Fault, Text: e.Text, Stream: e.Stream,
 	}
+	if e.Kind == faultproxy.EntryMessage || e.Kind == faultproxy.EntryFault {
+		re.Seq = e.Seq
+	}
 	if e.HTTP != nil {
 		re.HTTP = &reports.HTTPHead{Method: e.HTTP.Method, Path: e.HTTP.Path, Status: e.HTTP.Status, Header: e.HTTP.Header}
 	}

@@ -28,6 +28,7 @@ type runFlags struct {
 	color                        string
 	callTimeout, opTimeout       time.Duration
 	startTimeout, budget         time.Duration
+	specBase                     string
 }
 
 func newRunCmd() *cobra.Command {
@@ -52,7 +53,8 @@ Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
 	fl.StringVar(&f.mutant, "mutant", "", "built-in target with this mutant switched on (see 'mcp-conform fixture --list')")
 	fl.StringVar(&f.jsonOut, "json", "", "write the JSON report (schema mcp-conform/report/v1) to this file")
 	fl.StringVar(&f.junitOut, "junit", "", "write a JUnit XML report to this file")
-	fl.StringVar(&f.htmlOut, "html", "", "write an HTML report (not supported yet)")
+	fl.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML report (sequence diagrams of failing checks) to this file")
+	fl.StringVar(&f.specBase, "spec-base", reports.DefaultSpecBase, "URL or relative path the HTML report links spec references under (e.g. spec/ for a local copy of the spec tree)")
 	fl.StringVar(&f.spec, "spec", "", "force a protocol version: 2026-07-28, 2025-11-25 or 2025-06-18 (default: the newest the server accepts), or all: each target once per version")
 	fl.BoolVar(&f.strict, "strict", false, "WARN (a broken SHOULD) fails the exit code too")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "select checks by label, ginkgo syntax (e.g. 'area:cancel && level:must')")
@@ -82,8 +84,6 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 		return nil, usageError{errors.New("--mutant applies to the built-in target only")}
 	case f.mutant != "" && !fixtures.ValidMutant(f.mutant):
 		return nil, usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", f.mutant)}
-	case f.htmlOut != "":
-		return nil, usageError{errors.New("--html: the HTML report is not supported yet by this version")}
 	case f.spec != "" && f.spec != suites.AllVersions && !isKnownVersion(f.spec):
 		return nil, usageError{fmt.Errorf("--spec %q: known versions are 2026-07-28, 2025-11-25, 2025-06-18, or all", f.spec)}
 	}
@@ -218,6 +218,11 @@ func writeReports(rep *reports.Report, f runFlags) error {
 		return out.Close()
 	}
 	if err := write(f.jsonOut, reports.WriteJSON); err != nil {
+		return err
+	}
+	if err := write(f.htmlOut, func(w io.Writer, r *reports.Report) error {
+		return reports.WriteHTML(w, r, reports.HTMLOptions{SpecBase: f.specBase})
+	}); err != nil {
 		return err
 	}
 	return write(f.junitOut, reports.WriteJUnit)
