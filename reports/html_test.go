@@ -134,7 +134,7 @@ func TestHTMLMarksFaults(t *testing.T) {
 		`class="hold"`,    // the held cancellation
 		`injected: bogus`, // the synthetic message
 		`>drop</text>`, `>hold</text>`, `>release</text>`, `>duplicate</text>`, `>crash</text>`,
-		`released: notifications/cancelled of #9`,
+		`>↳ notifications/cancelled of`,
 		`POST /mcp [POST#1]`, `200 text/event-stream [POST#1]`, `: keep-alive`,
 		`stderr: ticket opened for k1`, `note: probe: executions=2`,
 		`tools/call open_ticket #7`, `result #7`, `error -32800 #9`, `notifications/progress 1/2`,

@@ -205,7 +205,7 @@ func drawEntry(b *strings.Builder, entries []Entry, fates map[int]*fate, i, y in
 			// The held message goes on from the proxy now.
 			if j := heldMessage(entries, fates, i); j >= 0 {
 				_, to, col := endpoints(entries[j].Dir)
-				arrow(b, laneProxy+sign(to-laneProxy)*w/2, to, y, col, false, "released: "+messageLabel(entries[j]), tooltip(entries[j]))
+				arrow(b, laneProxy+sign(to-laneProxy)*w/2, to, y, col, false, "↳ "+messageLabel(entries[j]), tooltip(entries[j]))
 				return
 			}
 		}
@@ -344,7 +344,7 @@ func arrow(b *strings.Builder, x1, x2, y int, col string, dashed bool, label, ti
 	if label != "" {
 		mid := (x1 + x2) / 2
 		fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle" fill="%s" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
-			mid, y-3, col, esc(shorten(label, 44)))
+			mid, y-3, col, esc(shorten(label, max(abs(x2-x1)*10/66-1, 8))))
 	}
 	b.WriteString(`</g>`)
 }
@@ -361,6 +361,8 @@ func titleElem(tip string) string {
 	}
 	return "<title>" + esc(tip) + "</title>"
 }
+
+func abs(d int) int { return d * sign(d) }
 
 func sign(d int) int {
 	if d < 0 {

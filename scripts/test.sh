@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-targets.sh
+bash scripts/install-browser.sh
 export MCP_CONFORM_REQUIRE_TARGETS=1
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.targets/*'))
