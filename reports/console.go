@@ -19,6 +19,9 @@ type ConsoleOptions struct {
 	Verbose bool
 	// Strict makes WARN fail the verdict and exit code, as --strict does.
 	Strict bool
+	// StrictBaseline makes stale baseline entries fail the verdict, as
+	// --strict-baseline does.
+	StrictBaseline bool
 }
 
 // ANSI escape sequences; nothing else is used for colour.
@@ -109,6 +112,9 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 				b.WriteByte('\n')
 			}
 		}
+		if c.Expected != "" {
+			b.WriteString(indent + "expected by the baseline: " + oneLine(c.Expected) + "\n")
+		}
 		if opts.Verbose && keepsTranscript(c.Status) && len(c.Transcript) > 0 {
 			var t bytes.Buffer
 			FormatTranscript(&t, c.Transcript)
@@ -131,10 +137,23 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 		paint(opts.Color, Warn, "WARN"), s.Warn,
 		paint(opts.Color, Skip, "SKIP"), s.Skip,
 		paint(opts.Color, Error, "ERROR"), s.Error)
-	b.WriteString(verdict(s, opts))
+	writeBaseline(&b, r, opts.StrictBaseline)
+	b.WriteString(verdict(r, s, opts))
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// countedFailures sums the checks that count toward the exit code: all but
+// the baseline's expected failures.
+func countedFailures(r *Report) Summary {
+	var counted []Check
+	for _, c := range r.Checks {
+		if c.Expected == "" {
+			counted = append(counted, c)
+		}
+	}
+	return Summarize(counted)
 }
 
 // header is the first line of the console summary.
@@ -161,8 +180,8 @@ func header(r *Report) string {
 }
 
 // verdict is the closing line: the verdict and the exit code it implies.
-func verdict(s Summary, opts ConsoleOptions) string {
-	code := ExitCode(s, opts.Strict)
+func verdict(r *Report, s Summary, opts ConsoleOptions) string {
+	code := RunExitCode(r, opts.Strict, opts.StrictBaseline)
 	var word Status
 	switch code {
 	case 0:
@@ -177,8 +196,15 @@ func verdict(s Summary, opts ConsoleOptions) string {
 		line += fmt.Sprintf(" with %d %s", s.Warn, plural(s.Warn, "warning", "warnings"))
 	}
 	notes := []string{"exit " + strconv.Itoa(code)}
-	if code == 1 && s.Fail == 0 {
+	counted := countedFailures(r)
+	switch {
+	case code == 1 && counted.Fail == 0 && counted.Warn > 0 && opts.Strict:
 		notes = append(notes, "strict: warnings fail")
+	case code == 1 && counted.Fail == 0:
+		notes = append(notes, "strict baseline: stale entries fail")
+	}
+	if r.Baseline != nil && r.Baseline.Expected > 0 {
+		notes = append(notes, fmt.Sprintf("%d expected by the baseline", r.Baseline.Expected))
 	}
 	if s == (Summary{}) {
 		notes = append(notes, "no checks ran")

@@ -47,6 +47,9 @@ type Report struct {
 	// exposes, how a client may retry it, with the evidence (IDEM area).
 	RetryClasses []ToolClass `json:"retryClasses,omitempty"`
 	Summary      Summary     `json:"summary"`
+	// Baseline is what an expected-failures baseline (--baseline) did to
+	// this run, when one was given.
+	Baseline *BaselineResult `json:"baseline,omitempty"`
 }
 
 // RetryClass says how a client may retry a call of one tool after losing its
@@ -111,6 +114,9 @@ type Check struct {
 	// Transcript is the evidence: every message and fault of the check, in
 	// order. It is always kept for FAIL, WARN and ERROR.
 	Transcript []Entry `json:"transcript,omitempty"`
+	// Expected is the baseline's reason when this FAIL or WARN is listed
+	// as an expected failure: it does not count toward the exit code.
+	Expected string `json:"expected,omitempty"`
 }
 
 // Entry is one line of a transcript: a message that crossed the proxy, a fault

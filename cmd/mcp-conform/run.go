@@ -29,6 +29,8 @@ type runFlags struct {
 	callTimeout, opTimeout       time.Duration
 	startTimeout, budget         time.Duration
 	specBase                     string
+	baseline                     string
+	strictBaseline               bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -42,7 +44,10 @@ JUnit reports on request. With no target, the built-in reference server is used
 check ends.
 
 Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
-2 the harness could not run (bad usage, target never started, ERROR).`,
+2 the harness could not run (bad usage, target never started, ERROR).
+With --baseline FILE, the FAIL and WARN checks listed there do not count;
+a listed check that now passes is reported as stale (and fails with
+--strict-baseline).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChecks(cmd, f) },
 	}
@@ -57,6 +62,8 @@ Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
 	fl.StringVar(&f.specBase, "spec-base", reports.DefaultSpecBase, "URL or relative path the HTML report links spec references under (e.g. spec/ for a local copy of the spec tree)")
 	fl.StringVar(&f.spec, "spec", "", "force a protocol version: 2026-07-28, 2025-11-25 or 2025-06-18 (default: the newest the server accepts), or all: each target once per version")
 	fl.BoolVar(&f.strict, "strict", false, "WARN (a broken SHOULD) fails the exit code too")
+	fl.StringVar(&f.baseline, "baseline", "", "expected-failures file (YAML list of {id, reason}, optional transport/spec/target): listed failures do not fail the exit code")
+	fl.BoolVar(&f.strictBaseline, "strict-baseline", false, "a baseline entry whose check now passes (stale) fails the exit code")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "select checks by label, ginkgo syntax (e.g. 'area:cancel && level:must')")
 	fl.StringArrayVar(&f.focus, "focus", nil, "select checks whose id or title matches this regular expression (repeatable)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print transcripts of failing checks and the server's stderr")
@@ -166,6 +173,15 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	var baseline *reports.Baseline
+	switch {
+	case f.baseline != "":
+		if baseline, err = reports.LoadBaseline(f.baseline); err != nil {
+			return usageError{err}
+		}
+	case f.strictBaseline:
+		return usageError{errors.New("--strict-baseline needs --baseline FILE")}
+	}
 	opts := suites.RunOptions{LabelFilter: f.labelFilter, Focus: f.focus, ToolVersion: version, Budget: f.budget}
 	selected, err := suites.Planned(cfg, opts)
 	if err != nil {
@@ -187,15 +203,18 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	if baseline != nil {
+		baseline.Apply(rep)
+	}
 	if err := writeReports(rep, f); err != nil {
 		return err
 	}
 	if err := reports.WriteConsole(stdout, rep, reports.ConsoleOptions{
-		Color: useColor(f.color, stdout), Verbose: f.verbose, Strict: f.strict,
+		Color: useColor(f.color, stdout), Verbose: f.verbose, Strict: f.strict, StrictBaseline: f.strictBaseline,
 	}); err != nil {
 		return err
 	}
-	if code := reports.ExitCode(rep.Summary, f.strict); code != 0 {
+	if code := reports.RunExitCode(rep, f.strict, f.strictBaseline); code != 0 {
 		return exitError{code}
 	}
 	return nil
