@@ -15,11 +15,11 @@ import (
 // the reason it is expected to fail, optionally narrowed to a transport, a
 // protocol version or a target.
 //
-//	- id: SSE-HEARTBEAT
-//	  reason: our gateway strips SSE comments; tracked in OPS-123
-//	  transport: http          # optional: stdio or http
-//	  spec: 2025-11-25         # optional: protocol version
-//	  target: my-server        # optional: the report's target name, or mutant
+//   - id: SSE-HEARTBEAT
+//     reason: our gateway strips SSE comments; tracked in OPS-123
+//     transport: http          # optional: stdio or http
+//     spec: 2025-11-25         # optional: protocol version
+//     target: my-server        # optional: the report's target name, or mutant
 type BaselineEntry struct {
 	ID        string `yaml:"id" json:"id"`
 	Reason    string `yaml:"reason" json:"reason"`
