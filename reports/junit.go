@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ type junitSuite struct {
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties *junitProps     `xml:"properties"`
 	Cases      []junitTestCase `xml:"testcase"`
+	SystemOut  *junitText      `xml:"system-out"`
 }
 
 type junitProps struct {
@@ -77,7 +79,12 @@ type junitText struct {
 // A FAIL check carries <failure message=reason type=level>, an ERROR check
 // <error message=reason>, a SKIP check <skipped message=reason/>. A WARN check
 // is a passing testcase with the property status=WARN and its reason in
-// <system-out>. The transcripts of FAIL, WARN and ERROR checks are written as
+// <system-out>. A FAIL or WARN the baseline expects is <skipped> with the
+// baseline's reason (properties status and expected). When the report holds
+// several protocol versions, each name carries its version too. The
+// retry-class table and the baseline's result are suite properties
+// (retryClass:TARGET/TOOL, baseline.expected, baseline.stale) and the
+// suite's <system-out>. The transcripts of FAIL, WARN and ERROR checks are written as
 // FormatTranscript lines in <system-out>. A check with an unknown status is
 // reported as an error, since it is a harness bug.
 //
@@ -97,9 +104,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	if !r.StartedAt.IsZero() {
 		suite.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
+	manyVersions := strings.Contains(r.Target.ProtocolVersion, ",")
 	var sumMs float64
 	for _, c := range r.Checks {
-		tc := junitCase(c)
+		tc := junitCase(c, manyVersions)
 		switch {
 		case tc.Failure != nil:
 			suite.Failures++
@@ -116,6 +124,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		totalMs = sumMs
 	}
 	suite.Time = seconds(totalMs)
+	if out := suiteOut(r); out != "" {
+		suite.SystemOut = &junitText{Text: xmlSafe(out)}
+	}
 	doc := junitSuites{
 		Name:     "mcp-conform",
 		Tests:    suite.Tests,
@@ -152,14 +163,61 @@ func suiteProps(r *Report) *junitProps {
 	add("url", r.Target.URL)
 	add("tool", strings.TrimSpace(r.Tool.Name+" "+r.Tool.Version))
 	add("schema", SchemaV1)
+	for _, tc := range r.RetryClasses {
+		v := string(tc.Class)
+		if tc.Key != "" {
+			v += " key=" + tc.Key
+		}
+		add("retryClass:"+tc.Target+"/"+tc.Tool, v)
+	}
+	if b := r.Baseline; b != nil {
+		add("baseline", orDefault(b.File, "-"))
+		add("baseline.expected", strconv.Itoa(b.Expected))
+		var stale []string
+		for _, e := range b.Stale {
+			stale = append(stale, e.ID+qualifiers(e))
+		}
+		add("baseline.stale", strings.Join(stale, ", "))
+	}
 	return &junitProps{Props: props}
 }
 
-// junitCase renders one check.
-func junitCase(c Check) junitTestCase {
+// suiteOut is the testsuite's <system-out>: the retry-class table and what
+// the baseline did, for a person reading the CI log.
+func suiteOut(r *Report) string {
+	var b strings.Builder
+	if len(r.RetryClasses) > 0 {
+		b.WriteString("retry classes (Safe: retry; Conditional: retry with the same key and arguments; Unsafe: reconcile first):\n")
+		for _, tc := range r.RetryClasses {
+			fmt.Fprintf(&b, "  %-12s %s/%s", tc.Class, tc.Target, tc.Tool)
+			if tc.Key != "" {
+				fmt.Fprintf(&b, " key=%s", tc.Key)
+			}
+			if len(tc.Evidence) > 0 {
+				fmt.Fprintf(&b, " (%s)", strings.Join(tc.Evidence, "; "))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	if r.Baseline != nil {
+		var bb bytes.Buffer
+		writeBaseline(&bb, r, false)
+		b.Write(bb.Bytes())
+	}
+	return b.String()
+}
+
+// junitCase renders one check; withVersion names its protocol version too
+// (a --spec all run has one testcase per check, transport and version).
+func junitCase(c Check, withVersion bool) junitTestCase {
 	name := c.ID
-	if c.Transport != "" {
+	switch {
+	case c.Transport != "" && withVersion && c.ProtocolVersion != "":
+		name += " [" + c.Transport + " " + c.ProtocolVersion + "]"
+	case c.Transport != "":
 		name += " [" + c.Transport + "]"
+	case withVersion && c.ProtocolVersion != "":
+		name += " [" + c.ProtocolVersion + "]"
 	}
 	if c.Title != "" {
 		name += " " + c.Title
@@ -170,6 +228,16 @@ func junitCase(c Check) junitTestCase {
 		Time:      seconds(c.DurationMs),
 	}
 	reason := xmlSafe(c.Reason)
+	if c.Expected != "" && (c.Status == Fail || c.Status == Warn) {
+		// An expected failure (baseline) neither fails nor passes: CI
+		// shows it as skipped, with the baseline's reason and the evidence.
+		tc.Skipped = &junitSkipped{Message: xmlSafe(fmt.Sprintf("expected %s (baseline: %s): %s", c.Status, c.Expected, c.Reason))}
+		tc.Properties = &junitProps{Props: []junitProp{{Name: "status", Value: string(c.Status)}, {Name: "expected", Value: xmlSafe(c.Expected)}}}
+		if out := systemOut(c); out != "" {
+			tc.SystemOut = &junitText{Text: xmlSafe(out)}
+		}
+		return tc
+	}
 	switch c.Status {
 	case Pass:
 	case Skip:

@@ -29,6 +29,7 @@ type pSuite struct {
 	Timestamp string  `xml:"timestamp,attr"`
 	Props     []pProp `xml:"properties>property"`
 	Cases     []pCase `xml:"testcase"`
+	SystemOut *string `xml:"system-out"`
 }
 
 type pProp struct {
@@ -248,4 +249,78 @@ func FuzzWriteJUnit(f *testing.F) {
 			parseJUnit(t, buf.Bytes())
 		}
 	})
+}
+
+// TestWriteJUnitRunDetails covers what a CI reader needs beyond the
+// verdicts: one testcase per check, transport and version (a --spec all
+// run), an expected failure of the baseline as skipped with its reason and
+// evidence, the stale entries and the retry-class table on the suite.
+func TestWriteJUnitRunDetails(t *testing.T) {
+	r := &Report{
+		Target: Target{Name: "reference", Transport: "stdio,http", ProtocolVersion: "2026-07-28,2025-11-25"},
+		Checks: []Check{
+			{ID: "CANCEL-A", Title: "a", Level: Must, Status: Fail, Reason: "answered after cancel", Transport: "stdio", ProtocolVersion: "2026-07-28",
+				Transcript: []Entry{{AtMs: 1, Kind: "message", Dir: "s2c", Raw: json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)}}},
+			{ID: "CANCEL-A", Title: "a", Level: Should, Status: Warn, Reason: "answered after cancel", Transport: "stdio", ProtocolVersion: "2025-11-25"},
+			{ID: "SSE-B", Title: "b", Level: Should, Status: Warn, Reason: "no keep-alive", Transport: "http", ProtocolVersion: "2026-07-28"},
+			{ID: "PROGRESS-C", Title: "c", Level: Must, Status: Pass, Transport: "stdio", ProtocolVersion: "2026-07-28"},
+		},
+		RetryClasses: []ToolClass{
+			{Target: "reference", Tool: "open_ticket", Class: Conditional, Key: "operation_key", Evidence: []string{"manifest mutation role"}},
+			{Target: "reference", Tool: "lookup", Class: Safe},
+		},
+	}
+	(&Baseline{File: "baseline.yaml", Entries: []BaselineEntry{
+		{ID: "CANCEL-A", Reason: "upstream bug 7", Spec: "2026-07-28"},
+		{ID: "PROGRESS-C", Reason: "was flaky"},
+	}}).Apply(r)
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run-details.junit.xml", buf.Bytes())
+	doc := parseJUnit(t, buf.Bytes())
+	s := doc.Suites[0]
+	if s.Tests != 4 || s.Failures != 0 || s.Skipped != 1 {
+		t.Errorf("counts tests=%d failures=%d skipped=%d, want 4 0 1", s.Tests, s.Failures, s.Skipped)
+	}
+	names := map[string]bool{}
+	for _, c := range s.Cases {
+		if names[c.Name] {
+			t.Errorf("two testcases named %q", c.Name)
+		}
+		names[c.Name] = true
+	}
+	if !names["CANCEL-A [stdio 2026-07-28] a"] || !names["CANCEL-A [stdio 2025-11-25] a"] {
+		t.Errorf("names lack transport and version: %v", names)
+	}
+	exp := s.Cases[0]
+	if exp.Skipped == nil || exp.Skipped.Message != "expected FAIL (baseline: upstream bug 7): answered after cancel" {
+		t.Errorf("expected failure: %+v", exp.Skipped)
+	}
+	if exp.SystemOut == nil || !strings.Contains(*exp.SystemOut, "transcript (1 entry)") {
+		t.Errorf("expected failure lost its transcript: %v", exp.SystemOut)
+	}
+	if exp.Failure != nil || exp.Error != nil {
+		t.Error("expected failure reported as a failure")
+	}
+	// The unlisted WARN of the other version is a passing testcase.
+	if w := s.Cases[1]; w.Skipped != nil || w.Failure != nil || w.SystemOut == nil {
+		t.Errorf("unlisted WARN: %+v", w)
+	}
+	props := map[string]string{}
+	for _, p := range s.Props {
+		props[p.Name] = p.Value
+	}
+	for k, v := range map[string]string{
+		"retryClass:reference/open_ticket": "Conditional key=operation_key",
+		"retryClass:reference/lookup":      "Safe",
+		"baseline":                         "baseline.yaml",
+		"baseline.expected":                "1",
+		"baseline.stale":                   "PROGRESS-C",
+	} {
+		if props[k] != v {
+			t.Errorf("suite property %s = %q, want %q", k, props[k], v)
+		}
+	}
 }
