@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites"
+)
+
+// review runs the built CLI's review command and returns its exit code,
+// stdout and stderr.
+func review(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, append([]string{"review"}, args...)...)
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
+	cmd.WaitDelay = 2 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("review %v did not finish", args)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+func reviewRows(t *testing.T, args ...string) []ReviewRow {
+	t.Helper()
+	code, out, errs := review(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("review exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc struct {
+		Rows []ReviewRow `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("review JSON: %v\n%s", err, out)
+	}
+	return doc.Rows
+}
+
+func findRow(t *testing.T, rows []ReviewRow, transport, tool string) ReviewRow {
+	t.Helper()
+	for _, r := range rows {
+		if r.Transport == transport && r.Tool == tool {
+			return r
+		}
+	}
+	t.Fatalf("no row for %s on %s in %+v", tool, transport, rows)
+	return ReviewRow{}
+}
+
+// TestReviewReference reviews the built-in reference server: every tool it
+// lists on each transport, read-only hence Safe, the transport's own
+// cancellation, and the checks that exercise the slow tool.
+func TestReviewReference(t *testing.T) {
+	limitParallel(t)
+	rows := reviewRows(t)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Transport+"/"+r.Tool)
+		if r.Class != reports.Safe || !strings.Contains(strings.Join(r.Evidence, ";"), "readOnlyHint: true") {
+			t.Errorf("%s/%s: %s %v, want Safe from readOnlyHint", r.Transport, r.Tool, r.Class, r.Evidence)
+		}
+		if r.ProtocolVersion != "2026-07-28" {
+			t.Errorf("%s/%s: version %q", r.Transport, r.Tool, r.ProtocolVersion)
+		}
+	}
+	if want := []string{"stdio/slow", "stdio/echo", "http/slow", "http/echo", "http/probe"}; !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	slow := findRow(t, rows, "stdio", "slow")
+	if !strings.Contains(slow.Cancellation, "notifications/cancelled") || !slices.ContainsFunc(slow.Checks, func(c ReviewCheck) bool { return c.ID == "CANCEL-STDIO-SUPPRESS" }) {
+		t.Errorf("stdio slow: %+v", slow)
+	}
+	if h := findRow(t, rows, "http", "slow"); !strings.Contains(h.Cancellation, "close the request's response stream") ||
+		!slices.Contains(h.FlowControl, "SSE-HEADERS") || !strings.Contains(strings.Join(h.FailureModes, ";"), "X-Accel-Buffering") {
+		t.Errorf("http slow: %+v", h)
+	}
+	if e := findRow(t, rows, "stdio", "echo"); len(e.Checks) != 0 || !strings.Contains(e.Idempotency, "read-only") {
+		t.Errorf("stdio echo: %+v", e)
+	}
+}
+
+// TestReviewWithReport: after a run against a mutant, each row cites the
+// verdicts of the checks that exercise the tool, the failing one with its
+// reason.
+func TestReviewWithReport(t *testing.T) {
+	limitParallel(t)
+	r := runCLI(t, runLimit, "run", "-q", "--mutant", "respond-after-cancel", "--focus", "CANCEL-STDIO-SUPPRESS|CANCEL-HTTP-CLOSE")
+	if r.code != 1 {
+		t.Fatalf("run exit %d\n%s", r.code, r.stdout)
+	}
+	path := filepath.Join(t.TempDir(), "report.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reports.WriteJSON(f, r.report); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	rows := reviewRows(t, "--report", path)
+	cited := map[string]ReviewCheck{}
+	for _, c := range findRow(t, rows, "stdio", "slow").Checks {
+		cited[c.ID] = c
+	}
+	if c := cited["CANCEL-STDIO-SUPPRESS"]; c.Status != reports.Fail || !strings.Contains(c.Reason, "answered request") {
+		t.Errorf("CANCEL-STDIO-SUPPRESS cited as %+v", c)
+	}
+	if c := cited["PROGRESS-INCREASING"]; c.Status != "" || c.Reason != "not in the report" {
+		t.Errorf("a check the run did not select is cited as %+v", c)
+	}
+	for _, c := range findRow(t, rows, "http", "slow").Checks {
+		if c.ID == "CANCEL-HTTP-CLOSE" && c.Status != reports.Pass {
+			t.Errorf("CANCEL-HTTP-CLOSE on http cited as %+v", c)
+		}
+	}
+	_, text, _ := review(t, "--report", path)
+	if !strings.Contains(text, "CANCEL-STDIO-SUPPRESS FAIL: the server answered request") {
+		t.Errorf("text review does not cite the failure:\n%s", text)
+	}
+}
+
+// TestReviewManifestRoles: the manifest is the application contract: a
+// mutation role with a key makes the tool Conditional, with that key as its
+// idempotency boundary, whatever its annotations say.
+func TestReviewManifestRoles(t *testing.T) {
+	limitParallel(t)
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(manifest, []byte(`name: keyed
+transport: stdio
+command: [mcp-conform, fixture]
+roles:
+  slow: {tool: slow}
+  mutation: {tool: echo, key: text}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := reviewRows(t, "--manifest", manifest, "--spec", "2025-11-25")
+	e := findRow(t, rows, "stdio", "echo")
+	if e.Class != reports.Conditional || !strings.Contains(e.Idempotency, `"text"`) || e.ProtocolVersion != "2025-11-25" {
+		t.Errorf("echo: %+v", e)
+	}
+	if !strings.Contains(strings.Join(e.Evidence, ";"), "contradicts") {
+		t.Errorf("the contradiction with readOnlyHint is not said: %v", e.Evidence)
+	}
+	if s := findRow(t, rows, "stdio", "slow"); s.Class != reports.Safe {
+		t.Errorf("slow: %+v", s)
+	}
+}
+
+func TestReviewUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--stdio", "x", "--url", "http://127.0.0.1:1/mcp"},
+		{"--format", "yaml"},
+		{"--report", filepath.Join(t.TempDir(), "missing.json")},
+		{"--spec", "1999-01-01"},
+	} {
+		if code, _, _ := review(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		name     string
+		ann      *suites.ToolAnnotations
+		mutation bool
+		key      string
+		want     reports.RetryClass
+		evidence string
+	}{
+		{"read-only", &suites.ToolAnnotations{ReadOnlyHint: &yes}, false, "", reports.Safe, "readOnlyHint: true"},
+		{"no annotations", nil, false, "", reports.Unsafe, "readOnlyHint absent"},
+		{"read-only false", &suites.ToolAnnotations{ReadOnlyHint: &no}, false, "", reports.Unsafe, "readOnlyHint: false"},
+		{"idempotent hint without key", &suites.ToolAnnotations{IdempotentHint: &yes, DestructiveHint: &no}, false, "", reports.Unsafe, "a hint, not a contract"},
+		{"keyed mutation", nil, true, "operation_key", reports.Conditional, `key "operation_key"`},
+		{"keyed mutation marked read-only", &suites.ToolAnnotations{ReadOnlyHint: &yes}, true, "k", reports.Conditional, "contradicts"},
+		{"mutation without key", &suites.ToolAnnotations{ReadOnlyHint: &yes}, true, "", reports.Unsafe, "without a key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			class, ev := classify(suites.ToolInfo{Name: "t", Annotations: tc.ann}, tc.mutation, tc.key, nil)
+			if class != tc.want || !strings.Contains(strings.Join(ev, "; "), tc.evidence) {
+				t.Errorf("%s %v, want %s with %q", class, ev, tc.want, tc.evidence)
+			}
+		})
+	}
+}
