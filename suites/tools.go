@@ -49,7 +49,9 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
 		defer c.close()
-		call = func(ctx context.Context, p map[string]any) (clients.Message, error) { return c.W.Call(ctx, "tools/list", p) }
+		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
+			return c.W.Call(ctx, "tools/list", p)
+		}
 		version = c.W.Session().Version
 	default:
 		c, err := startConn(sctx, cfg, target, nil, clients.Session{}, nil)
@@ -57,7 +59,9 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
 		defer c.close()
-		call = func(ctx context.Context, p map[string]any) (clients.Message, error) { return c.W.Call(ctx, "tools/list", p) }
+		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
+			return c.W.Call(ctx, "tools/list", p)
+		}
 		version = c.W.Session().Version
 	}
 	var tools []ToolInfo
