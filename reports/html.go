@@ -192,7 +192,17 @@ func buildPage(r *Report, opts HTMLOptions) htmlPage {
 		Summary:  Summarize(r.Checks),
 		SpecBase: base,
 	}
-	for _, v := range strings.Split(r.Target.ProtocolVersion, ",") {
+	versions := strings.Split(r.Target.ProtocolVersion, ",")
+	if strings.TrimSpace(r.Target.ProtocolVersion) == "" {
+		// The target's version is not recorded: show those the checks ran in.
+		versions = nil
+		for _, c := range r.Checks {
+			if c.ProtocolVersion != "" && !slices.Contains(versions, c.ProtocolVersion) {
+				versions = append(versions, c.ProtocolVersion)
+			}
+		}
+	}
+	for _, v := range versions {
 		if v = strings.TrimSpace(v); v != "" {
 			p.Eras = append(p.Eras, v+" ("+eraOf(v)+")")
 		}

@@ -127,6 +127,17 @@ func TestHTMLSummaryAndSections(t *testing.T) {
 	}
 }
 
+func TestHTMLVersionFromChecks(t *testing.T) {
+	var b bytes.Buffer
+	r := &Report{Target: Target{Name: "x"}, Checks: []Check{{ID: "CANCEL-HTTP-CLOSE", Status: Pass, ProtocolVersion: "2026-07-28"}}}
+	if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<td>2026-07-28 (stateless era)</td>") {
+		t.Error("the version the checks ran in is not shown when the target has none")
+	}
+}
+
 func TestHTMLMarksFaults(t *testing.T) {
 	d := sequenceDiagram(faultCheck().Transcript, 0)
 	for _, want := range []string{

@@ -229,6 +229,9 @@ func drawEntry(b *strings.Builder, entries []Entry, fates map[int]*fate, i, y in
 		if e.Kind != "note" {
 			text = orDash(e.Kind) + ": " + e.Text
 		}
+		if e.Stream != "" {
+			text = "[" + e.Stream + "] " + text
+		}
 		fmt.Fprintf(b, `<text x="%d" y="%d" font-style="italic" fill="#4b5563" class="note">%s%s</text>`,
 			laneClient-100, y+4, titleElem(tip), esc(shorten("note: "+text, 110)))
 	}
