@@ -46,20 +46,16 @@ func Planned(cfg *Config, opts RunOptions) (int, error) {
 	}
 	n := 0
 	for _, c := range checks {
-		n += len(targetsFor(cfg, c))
+		n += len(plannedTargets(cfg, opts, c))
 	}
 	return n, nil
 }
 
 // Selected returns the checks the options select, in catalog order.
 func Selected(opts RunOptions) ([]*Check, error) {
-	filter := func([]string) bool { return true }
-	if opts.LabelFilter != "" {
-		f, err := types.ParseLabelFilter(opts.LabelFilter)
-		if err != nil {
-			return nil, fmt.Errorf("--label-filter: %w", err)
-		}
-		filter = f
+	filter, err := labelFilter(opts)
+	if err != nil {
+		return nil, err
 	}
 	var focus []*regexp.Regexp
 	for _, f := range opts.Focus {
@@ -82,6 +78,35 @@ func Selected(opts RunOptions) ([]*Check, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// labelFilter compiles the options' --label-filter (nil: everything).
+func labelFilter(opts RunOptions) (func([]string) bool, error) {
+	if opts.LabelFilter == "" {
+		return func([]string) bool { return true }, nil
+	}
+	f, err := types.ParseLabelFilter(opts.LabelFilter)
+	if err != nil {
+		return nil, fmt.Errorf("--label-filter: %w", err)
+	}
+	return f, nil
+}
+
+// plannedTargets are the targets a selected check runs against: those it
+// applies to whose transport the label filter keeps (a check on both
+// transports filtered by transport:http runs on HTTP only).
+func plannedTargets(cfg *Config, opts RunOptions, c *Check) []*Manifest {
+	filter, err := labelFilter(opts)
+	if err != nil {
+		return nil
+	}
+	var out []*Manifest
+	for _, t := range targetsFor(cfg, c) {
+		if filter(c.Labels(t.Transport)) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // failRecorder is the minimal testing value RunSpecs needs.
@@ -129,7 +154,7 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 	var t failRecorder
 	ginkgo.RunSpecs(&t, "mcp-conform", suiteCfg, repCfg)
 	signal.Reset(os.Interrupt)
-	recordUnrun(config(), selected, suiteCfg.Timeout)
+	recordUnrun(config(), opts, selected, suiteCfg.Timeout)
 
 	return BuildReport(cfg, opts.ToolVersion, started), nil
 }
@@ -137,13 +162,13 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 // recordUnrun reports the selected checks that never ran (Ginkgo skips the
 // rest of the suite once its timeout ends it or a signal interrupts it) as
 // ERROR, so that the report lists every selected check.
-func recordUnrun(cfg *Config, selected []*Check, budget time.Duration) {
+func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Duration) {
 	ran := map[string]int{}
 	for _, r := range Results() {
 		ran[r.ID+"/"+r.Transport]++
 	}
 	for _, c := range selected {
-		for _, t := range targetsFor(cfg, c) {
+		for _, t := range plannedTargets(cfg, opts, c) {
 			if ran[c.ID+"/"+t.Transport] > 0 {
 				ran[c.ID+"/"+t.Transport]--
 				continue
@@ -233,7 +258,9 @@ func buildReport(cfg *Config, toolVersion string, started time.Time, res []repor
 		return order[a.ID] - order[b.ID]
 	})
 	m := cfg.Targets[0]
-	if cfg.Spec == AllVersions {
+	// A run whose negotiated version was not recorded (e.g. only HTTP
+	// checks ran) names the versions its checks ran in instead.
+	if cfg.Spec == AllVersions || version == "" {
 		var vs []string
 		for _, c := range res {
 			if c.ProtocolVersion != "" && !slices.Contains(vs, c.ProtocolVersion) {

@@ -120,3 +120,25 @@ func limitParallel(t *testing.T) {
 	parallelism <- struct{}{}
 	t.Cleanup(func() { <-parallelism })
 }
+
+// TestLabelFilterByTransport: a check that runs on both transports, selected
+// by transport:http, runs on HTTP only — the stdio half is neither run nor
+// reported as an unrun ERROR — and the report names the version it ran in.
+func TestLabelFilterByTransport(t *testing.T) {
+	limitParallel(t)
+	r := runCLI(t, 2*time.Minute, "run", "-q", "--label-filter", "transport:http && area:robust")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.Transport != "http" {
+			t.Errorf("%s ran on %s, want http only (%s: %s)", c.ID, c.Transport, c.Status, c.Reason)
+		}
+	}
+	if len(r.report.Checks) == 0 {
+		t.Fatal("no check ran")
+	}
+	if r.report.Target.ProtocolVersion == "" {
+		t.Error("target.protocolVersion empty in the report")
+	}
+}
