@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
@@ -51,45 +49,11 @@ func freePort() (string, error) {
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
 	tr := faultproxy.NewTranscript(nil)
 	c := &HConn{h: h}
-	endpoint := target.URL
-	if len(target.Command) > 0 {
-		port, err := freePort()
-		if err != nil {
-			return nil, fmt.Errorf("pick a port: %w", err)
-		}
-		sub := func(s string) string { return strings.ReplaceAll(s, "{port}", port) }
-		m := *target
-		m.Command = nil
-		for _, a := range target.Command {
-			m.Command = append(m.Command, sub(a))
-		}
-		m.Env = map[string]string{}
-		for k, v := range target.Env {
-			m.Env[k] = sub(v)
-		}
-		endpoint = sub(target.URL)
-		argv, env, err := resolveCommand(&m)
-		if err != nil {
-			return nil, err
-		}
-		po := faultproxy.ProcessOptions{Command: argv, Env: env, Dir: target.Dir, Transcript: tr}
-		if cfg.Verbose {
-			po.Tee = os.Stderr
-		}
-		c.Proc, err = faultproxy.StartProcess(po)
-		if err != nil {
-			return nil, err
-		}
-		if err := waitListening(ctx, endpoint, c.Proc); err != nil {
-			c.Proc.Close(time.Second)
-			return nil, err
-		}
+	proc, endpoint, err := startTargetProcess(ctx, cfg, target, tr)
+	if err != nil {
+		return nil, err
 	}
-	if c.Proc == nil {
-		if err := waitListening(ctx, endpoint, nil); err != nil {
-			return nil, err
-		}
-	}
+	c.Proc = proc
 	rs := faultproxy.NewRules()
 	if err := rs.Set(rules...); err != nil {
 		c.close()
@@ -99,7 +63,6 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal
 	}
-	var err error
 	c.Proxy, err = faultproxy.StartHTTP(context.Background(), po)
 	if err != nil {
 		c.close()

@@ -46,9 +46,30 @@ func Planned(cfg *Config, opts RunOptions) (int, error) {
 	}
 	n := 0
 	for _, c := range checks {
-		n += len(targetsFor(cfg, c))
+		n += len(selectedTargets(cfg, c, opts))
 	}
 	return n, nil
+}
+
+// selectedTargets lists the targets a selected check runs against: those
+// of targetsFor whose labels (transport included) pass the label filter,
+// as Ginkgo decides for each spec.
+func selectedTargets(cfg *Config, c *Check, opts RunOptions) []*Manifest {
+	ts := targetsFor(cfg, c)
+	if opts.LabelFilter == "" {
+		return ts
+	}
+	f, err := types.ParseLabelFilter(opts.LabelFilter)
+	if err != nil {
+		return ts
+	}
+	var out []*Manifest
+	for _, t := range ts {
+		if f(c.Labels(t.Transport)) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Selected returns the checks the options select, in catalog order.
@@ -129,7 +150,7 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 	var t failRecorder
 	ginkgo.RunSpecs(&t, "mcp-conform", suiteCfg, repCfg)
 	signal.Reset(os.Interrupt)
-	recordUnrun(config(), selected, suiteCfg.Timeout)
+	recordUnrun(config(), selected, opts, suiteCfg.Timeout)
 
 	return BuildReport(cfg, opts.ToolVersion, started), nil
 }
@@ -137,13 +158,13 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 // recordUnrun reports the selected checks that never ran (Ginkgo skips the
 // rest of the suite once its timeout ends it or a signal interrupts it) as
 // ERROR, so that the report lists every selected check.
-func recordUnrun(cfg *Config, selected []*Check, budget time.Duration) {
+func recordUnrun(cfg *Config, selected []*Check, opts RunOptions, budget time.Duration) {
 	ran := map[string]int{}
 	for _, r := range Results() {
 		ran[r.ID+"/"+r.Transport]++
 	}
 	for _, c := range selected {
-		for _, t := range targetsFor(cfg, c) {
+		for _, t := range selectedTargets(cfg, c, opts) {
 			if ran[c.ID+"/"+t.Transport] > 0 {
 				ran[c.ID+"/"+t.Transport]--
 				continue
