@@ -38,6 +38,10 @@ process's own stdin/stdout: point the client at "mcp-conform proxy -- CMD" inste
 of CMD. The server's stderr is passed through and recorded. The proxy ends when
 the client closes its stdin, the server exits, or on SIGINT/SIGTERM.
 
+WebSocket: with --url ws://HOST:PORT/PATH, the same as HTTP, for servers that speak
+JSON-RPC over WebSocket (one message per frame): each frame is a message; the
+proxy's ws:// URL is printed on stdout.
+
 Streamable HTTP: with --url, listen on --listen (default 127.0.0.1 on a free port)
 in front of the server's MCP endpoint UPSTREAM, print the proxy's endpoint URL on
 stdout (and a line "proxy: URL → UPSTREAM" on stderr), and relay until SIGINT or
@@ -130,6 +134,9 @@ github.com/mcp-conform/mcp-conform/faultproxy/control/proxyctl.`,
 				}
 				defer f.Close()
 				sink = f
+			}
+			if httpMode && (strings.HasPrefix(upstream, "ws://") || strings.HasPrefix(upstream, "wss://")) {
+				return runProxyWS(cmd.Context(), upstream, listen, rules, sink, maxFrame, cmd.OutOrStdout(), cmd.ErrOrStderr(), ctl)
 			}
 			if httpMode {
 				return runProxyHTTP(cmd.Context(), upstream, listen, rules, sink, maxFrame, cmd.OutOrStdout(), cmd.ErrOrStderr(), ctl)
@@ -269,6 +276,50 @@ func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultpro
 	}
 	p.Transcript().SetLimit(proxyMemoryEntries)
 	api, err := startControl(ctl, p, "http", upstream, p.URL(), httpRuleOK, stderr)
+	if err != nil {
+		_ = p.Close()
+		return err
+	}
+	if api != nil {
+		defer api.Close()
+	}
+	fmt.Fprintf(stderr, "mcp-conform proxy: %s → %s\n", p.URL(), upstream)
+	fmt.Fprintln(stdout, p.URL())
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-ctx.Done():
+	}
+	_ = p.Close()
+	if sig != nil {
+		fmt.Fprintf(stderr, "mcp-conform proxy: stopped (%v)\n", sig)
+	}
+	return nil
+}
+
+// runProxyWS fronts a JSON-RPC-over-WebSocket server until SIGINT, SIGTERM
+// or ctx ends; its ws:// URL goes to stdout and, with the upstream, to
+// stderr.
+func runProxyWS(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rs := faultproxy.NewRules()
+	if err := rs.Set(rules...); err != nil {
+		return usageError{err}
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	p, err := faultproxy.StartWebSocket(ctx, faultproxy.WebSocketOptions{
+		Options:  faultproxy.Options{TranscriptSink: sink, MaxFrame: maxFrame},
+		Upstream: upstream, Listen: listen, Rules: rs,
+	})
+	if err != nil {
+		return err
+	}
+	p.Transcript().SetLimit(proxyMemoryEntries)
+	api, err := startControl(ctl, p, "websocket", upstream, p.URL(), httpRuleOK, stderr)
 	if err != nil {
 		_ = p.Close()
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -243,5 +244,98 @@ func TestProxyControlHTTP(t *testing.T) {
 	res := runCLI(t, 10*time.Second, "proxy", "--control", "0.0.0.0:0", "--", "true")
 	if res.code != 2 || !strings.Contains(res.stderr, "--control-allow-remote") {
 		t.Errorf("non-loopback --control: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
+
+// startPrinting runs the binary with args and returns its first stdout line
+// (a URL) and its stderr; the process is killed when the test ends.
+func startPrinting(t *testing.T, ctx context.Context, args ...string) (string, *pxBuffer, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	cmd.WaitDelay = 2 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &pxBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	line := make(chan string, 1)
+	go func() {
+		br := bufio.NewReader(stdout)
+		l, _ := br.ReadString('\n')
+		line <- strings.TrimSpace(l)
+		_, _ = io.Copy(io.Discard, br)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u := <-line:
+		return u, stderr, cmd
+	case <-time.After(10 * time.Second):
+		t.Fatalf("mcp-conform %v printed nothing within 10 s\nstderr:\n%s", args, stderr)
+	}
+	return "", nil, nil
+}
+
+// TestProxyControlWebSocket: `mcp-conform proxy --url ws://…` in front of
+// `mcp-conform fixture --ws`, driven by the WebSocket wire client; a rule
+// added through the control API drops a tools/call response, and the
+// transcript names the connection.
+func TestProxyControlWebSocket(t *testing.T) {
+	limitParallel(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	upstream, _, _ := startPrinting(t, ctx, "fixture", "--ws", "127.0.0.1:0")
+	if !strings.HasPrefix(upstream, "ws://127.0.0.1:") {
+		t.Fatalf("fixture --ws printed %q", upstream)
+	}
+	proxyURL, stderr, _ := startPrinting(t, ctx, "proxy", "--url", upstream, "--control", "127.0.0.1:0")
+	if !strings.HasPrefix(proxyURL, "ws://127.0.0.1:") || !strings.HasSuffix(proxyURL, "/mcp") {
+		t.Fatalf("proxy printed %q\n%s", proxyURL, stderr)
+	}
+	c := proxyctl.New(controlURL(t, stderr))
+	if st, err := c.Status(ctx); err != nil || st.Transport != "websocket" || st.Upstream != upstream {
+		t.Fatalf("status %+v, %v", st, err)
+	}
+	w, err := clients.DialWebSocket(ctx, proxyURL, nil, clients.WireOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Negotiate(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Add(ctx, faultproxy.RuleSpec{Name: "lose", Match: faultproxy.MatchSpec{Dir: faultproxy.ServerToClient, RepliesTo: "tools/call"}, Times: 1, Fault: faultproxy.FaultSpec{Drop: true}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.Start(ctx, jsonrpc.IntID(5), "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := waitEntries(t, ctx, c, func(e proxyctl.Entry) bool { return e.Kind == faultproxy.EntryFault && e.Fault == "drop" })
+	drop := es[len(es)-1]
+	if drop.Stream != "WS#1" || drop.Rule != "lose" {
+		t.Errorf("drop entry %+v", drop)
+	}
+	if _, err := w.Call(ctx, "server/discover", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+		t.Fatal("the dropped response arrived")
+	default:
+	}
+	// times: 1 — the next call is answered.
+	if m, err := w.Call(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "y"}}); err != nil || m.Env.Kind != jsonrpc.Response {
+		t.Fatalf("second call: %s, %v", m.Raw, err)
 	}
 }
