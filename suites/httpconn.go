@@ -3,8 +3,12 @@ package suites
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
@@ -35,8 +39,26 @@ func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
 	return c
 }
 
-// freePort asks the kernel for a free loopback port.
+// freePort finds a free loopback port for a server the harness starts.
+// The port is free when freePort returns but only bound when the server
+// starts, so it is drawn below the kernel's ephemeral range: a port the
+// kernel hands to any process binding port 0 in between (other servers,
+// other test runs on the machine) would otherwise be taken under the
+// server, whose start then fails while the harness talks to a stranger.
 func freePort() (string, error) {
+	lo := ephemeralLow()
+	for range 64 {
+		if lo <= 11024 {
+			break
+		}
+		port := 10000 + rand.IntN(lo-11024)
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		_ = ln.Close()
+		return strconv.Itoa(port), nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -44,6 +66,24 @@ func freePort() (string, error) {
 	defer ln.Close()
 	_, port, err := net.SplitHostPort(ln.Addr().String())
 	return port, err
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux;
+// 32768 elsewhere or when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 32768
+	}
+	lo, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return lo
 }
 
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {

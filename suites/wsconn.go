@@ -68,9 +68,10 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 	}
 	c.W, err = clients.DialWebSocket(ctx, c.WS.URL(), nil, clients.WireOptions{ClientName: "mcp-conform"})
 	if err != nil {
-		hint := c.exitHint()
-		retry := proc != nil && hint != ""
-		err = fmt.Errorf("%w%s", err, hint)
+		// A server that could not bind its port exits; whoever answered
+		// on the port is a stranger, and another port may do.
+		retry := proc != nil && exitsWithin(proc, 2*time.Second)
+		err = fmt.Errorf("%w%s", err, c.exitHint())
 		c.close()
 		return nil, retry, withTranscript(err, tr)
 	}
@@ -214,4 +215,16 @@ func (c *Conn) waitPassed(ctx context.Context, m faultproxy.Match) error {
 		return c.WS.WaitPassed(ctx, m)
 	}
 	return c.Link.WaitPassed(ctx, m)
+}
+
+// exitsWithin reports whether p exits within d.
+func exitsWithin(p *faultproxy.Process, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.Exited():
+		return true
+	case <-t.C:
+		return false
+	}
 }
