@@ -130,12 +130,25 @@ type Wire struct {
 	closing    chan struct{}
 	closeOnce  sync.Once
 	closeErr   error
+
+	// readFrame returns the next inbound message (a line on stdio, a frame
+	// on WebSocket) of at most max bytes; partial marks a final fragment.
+	readFrame func(max int) (frame []byte, partial bool, err error)
 }
 
 // NewWire wraps conn and starts the one reader goroutine. Close the Wire to
 // release it.
 func NewWire(conn io.ReadWriteCloser, opts WireOptions) *Wire {
+	br := bufio.NewReaderSize(conn, 64<<10)
+	return newWire(conn, opts, func(max int) ([]byte, bool, error) { return readLine(br, max) })
+}
+
+// newWire builds a Wire whose inbound messages come from readFrame and
+// whose outbound messages are single Writes to conn (each a message and its
+// "\n"), and starts its reader.
+func newWire(conn io.ReadWriteCloser, opts WireOptions, readFrame func(max int) ([]byte, bool, error)) *Wire {
 	w := &Wire{
+		readFrame:  readFrame,
 		conn:       conn,
 		opts:       opts.withDefaults(),
 		wsem:       make(chan struct{}, 1),
@@ -152,10 +165,9 @@ func NewWire(conn io.ReadWriteCloser, opts WireOptions) *Wire {
 func (w *Wire) Options() WireOptions { return w.opts }
 
 func (w *Wire) readLoop() {
-	br := bufio.NewReaderSize(w.conn, 64<<10)
 	var err error
 	for {
-		line, partial, rerr := readLine(br, w.opts.MaxLine)
+		line, partial, rerr := w.readFrame(w.opts.MaxLine)
 		if line != nil {
 			w.record(line, partial)
 		}

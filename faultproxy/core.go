@@ -64,6 +64,17 @@ func (c *core) markPassed(msg *Message) {
 	c.pmu.Unlock()
 }
 
+// ForgetPassed clears the record of delivered messages, so a hold-until
+// installed afterwards waits for a message delivered from now on (the
+// control API's reset).
+func (c *core) ForgetPassed() {
+	c.pmu.Lock()
+	c.trimmed += len(c.delivered)
+	clear(c.delivered)
+	c.delivered = c.delivered[:0]
+	c.pmu.Unlock()
+}
+
 // WaitPassed blocks until a delivered message satisfies m, counting those
 // delivered before the call, or until ctx ends.
 func (c *core) WaitPassed(ctx context.Context, m Match) error {

@@ -60,6 +60,9 @@ type Message struct {
 	// Payload is the JSON-RPC text when it differs from Raw (the data of
 	// an SSE event); nil means Raw.
 	Payload []byte
+	// Binary is true for a WebSocket binary frame (false: a text frame);
+	// it is delivered as the same frame type.
+	Binary bool
 
 	once sync.Once
 	env  jsonrpc.Envelope
@@ -80,5 +83,5 @@ func (m *Message) Envelope() jsonrpc.Envelope {
 // clone returns a copy that shares the bytes (they are never mutated).
 func (m *Message) clone() *Message {
 	return &Message{Seq: m.Seq, Dir: m.Dir, Raw: m.Raw, At: m.At, Synthetic: m.Synthetic, NoDelimiter: m.NoDelimiter,
-		Stream: m.Stream, HTTPMethod: m.HTTPMethod, Comment: m.Comment, Payload: m.Payload}
+		Stream: m.Stream, HTTPMethod: m.HTTPMethod, Comment: m.Comment, Payload: m.Payload, Binary: m.Binary}
 }

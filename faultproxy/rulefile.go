@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -27,94 +28,201 @@ import (
 // id: "3" the string. Faults: drop, delay, holdUntil (+max), duplicate,
 // inject (+injectDir, before, replace), crash (+deliverFirst), pause, pass,
 // and on HTTP: cut (+deliver), reset, buffer (bytes), throttle (bytes/s),
-// status (+body).
+// status (+body). A rule may also carry probability (fire on a matching
+// message with this probability, drawn from the rule's own source) and seed
+// (that source's seed; zero derives one from the name). The control API of
+// package faultproxy/control takes the same schema, one rule at a time or a
+// whole file.
 type ruleFile struct {
-	Rules []ruleSpec `yaml:"rules"`
+	Rules []RuleSpec `yaml:"rules" json:"rules"`
 }
 
-type ruleSpec struct {
-	Name  string     `yaml:"name"`
-	Match matchSpec  `yaml:"match"`
-	After *matchSpec `yaml:"after"`
-	Nth   int        `yaml:"nth"`
-	Times int        `yaml:"times"`
-	Seed  uint64     `yaml:"seed"`
-	Fault faultSpec  `yaml:"fault"`
+// RuleSpec is one rule as written in a rule file and sent to the control
+// API: the one schema both share. Decode it with ParseRuleSpec (YAML or
+// JSON); Rule turns it into an installable Rule.
+type RuleSpec struct {
+	Name  string     `yaml:"name" json:"name"`
+	Match MatchSpec  `yaml:"match" json:"match"`
+	After *MatchSpec `yaml:"after,omitempty" json:"after,omitempty"`
+	Nth   int        `yaml:"nth,omitempty" json:"nth,omitempty"`
+	Times int        `yaml:"times,omitempty" json:"times,omitempty"`
+	// Probability, when in (0,1), fires the rule on a matching message
+	// only when a draw from the rule's own seeded source falls below it.
+	Probability float64   `yaml:"probability,omitempty" json:"probability,omitempty"`
+	Seed        uint64    `yaml:"seed,omitempty" json:"seed,omitempty"`
+	Fault       FaultSpec `yaml:"fault" json:"fault"`
 }
 
-type matchSpec struct {
-	Dir           Direction    `yaml:"dir"`
-	Kind          jsonrpc.Kind `yaml:"kind"`
-	Method        string       `yaml:"method"`
-	ID            any          `yaml:"id"`
-	ProgressToken any          `yaml:"progressToken"`
-	CancelledID   any          `yaml:"cancelledId"`
-	RepliesTo     string       `yaml:"repliesTo"`
-	HTTPMethod    string       `yaml:"httpMethod"`
-	Comment       bool         `yaml:"comment"`
+// MatchSpec is the written form of a Match. Ids and progress tokens are
+// JSON values: 3 is the number, "3" the string.
+type MatchSpec struct {
+	Dir           Direction    `yaml:"dir,omitempty" json:"dir,omitempty"`
+	Kind          jsonrpc.Kind `yaml:"kind,omitempty" json:"kind,omitempty"`
+	Method        string       `yaml:"method,omitempty" json:"method,omitempty"`
+	ID            any          `yaml:"id,omitempty" json:"id,omitempty"`
+	ProgressToken any          `yaml:"progressToken,omitempty" json:"progressToken,omitempty"`
+	CancelledID   any          `yaml:"cancelledId,omitempty" json:"cancelledId,omitempty"`
+	RepliesTo     string       `yaml:"repliesTo,omitempty" json:"repliesTo,omitempty"`
+	HTTPMethod    string       `yaml:"httpMethod,omitempty" json:"httpMethod,omitempty"`
+	Comment       bool         `yaml:"comment,omitempty" json:"comment,omitempty"`
 }
 
-type faultSpec struct {
-	Pass         bool           `yaml:"pass"`
-	Drop         bool           `yaml:"drop"`
-	Delay        *time.Duration `yaml:"delay"`
-	HoldUntil    *matchSpec     `yaml:"holdUntil"`
-	Max          time.Duration  `yaml:"max"`
-	Duplicate    int            `yaml:"duplicate"`
-	Inject       *string        `yaml:"inject"`
-	InjectDir    Direction      `yaml:"injectDir"`
-	Before       bool           `yaml:"before"`
-	Replace      bool           `yaml:"replace"`
-	Crash        bool           `yaml:"crash"`
-	DeliverFirst bool           `yaml:"deliverFirst"`
-	Pause        *time.Duration `yaml:"pause"`
-	Cut          bool           `yaml:"cut"`
-	Deliver      bool           `yaml:"deliver"`
-	Reset        bool           `yaml:"reset"`
-	Buffer       *int           `yaml:"buffer"`
-	Throttle     int            `yaml:"throttle"`
-	Status       int            `yaml:"status"`
-	Body         string         `yaml:"body"`
+// FaultSpec is the written form of a Fault: exactly one fault field set.
+type FaultSpec struct {
+	Pass         bool       `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Drop         bool       `yaml:"drop,omitempty" json:"drop,omitempty"`
+	Delay        *Duration  `yaml:"delay,omitempty" json:"delay,omitempty"`
+	HoldUntil    *MatchSpec `yaml:"holdUntil,omitempty" json:"holdUntil,omitempty"`
+	Max          Duration   `yaml:"max,omitempty" json:"max,omitempty"`
+	Duplicate    int        `yaml:"duplicate,omitempty" json:"duplicate,omitempty"`
+	Inject       *string    `yaml:"inject,omitempty" json:"inject,omitempty"`
+	InjectDir    Direction  `yaml:"injectDir,omitempty" json:"injectDir,omitempty"`
+	Before       bool       `yaml:"before,omitempty" json:"before,omitempty"`
+	Replace      bool       `yaml:"replace,omitempty" json:"replace,omitempty"`
+	Crash        bool       `yaml:"crash,omitempty" json:"crash,omitempty"`
+	DeliverFirst bool       `yaml:"deliverFirst,omitempty" json:"deliverFirst,omitempty"`
+	Pause        *Duration  `yaml:"pause,omitempty" json:"pause,omitempty"`
+	Cut          bool       `yaml:"cut,omitempty" json:"cut,omitempty"`
+	Deliver      bool       `yaml:"deliver,omitempty" json:"deliver,omitempty"`
+	Reset        bool       `yaml:"reset,omitempty" json:"reset,omitempty"`
+	Buffer       *int       `yaml:"buffer,omitempty" json:"buffer,omitempty"`
+	Throttle     int        `yaml:"throttle,omitempty" json:"throttle,omitempty"`
+	Status       int        `yaml:"status,omitempty" json:"status,omitempty"`
+	Body         string     `yaml:"body,omitempty" json:"body,omitempty"`
+}
+
+// Duration is a time.Duration written as Go duration text ("150ms", "2s")
+// in both YAML and JSON.
+type Duration time.Duration
+
+// String returns the duration as Go duration text.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes the duration as text.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads duration text.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want text such as \"150ms\": %w", err)
+	}
+	return d.parse(s)
+}
+
+// MarshalYAML writes the duration as text.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// UnmarshalYAML reads duration text.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: duration: want text such as 150ms", n.Line)
+	}
+	return d.parse(n.Value)
+}
+
+func (d *Duration) parse(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// ParseRuleSpecs reads a rule file (YAML or JSON, {rules: [...]}) into its
+// specs, checking each as ParseRules does.
+func ParseRuleSpecs(data []byte) ([]RuleSpec, error) {
+	var rf ruleFile
+	if err := decodeStrict(data, &rf); err != nil {
+		return nil, fmt.Errorf("rule file: %w", err)
+	}
+	seen := map[string]bool{}
+	for i, rs := range rf.Rules {
+		if _, err := rs.Rule(); err != nil {
+			return nil, fmt.Errorf("rule file: rule %d (%s): %w", i+1, rs.Name, err)
+		}
+		if seen[rs.Name] {
+			return nil, fmt.Errorf("rule file: rule name %q used twice", rs.Name)
+		}
+		seen[rs.Name] = true
+	}
+	return rf.Rules, nil
+}
+
+// ParseRuleSpec reads one rule (YAML or JSON, the form of one entry of a
+// rule file) and checks it.
+func ParseRuleSpec(data []byte) (RuleSpec, error) { return ParseRuleSpecNamed(data, "") }
+
+// ParseRuleSpecNamed is ParseRuleSpec for a rule whose name is known from
+// elsewhere (a URL path): a spec without a name gets it, one with another
+// name is an error.
+func ParseRuleSpecNamed(data []byte, name string) (RuleSpec, error) {
+	var rs RuleSpec
+	if err := decodeStrict(data, &rs); err != nil {
+		return rs, fmt.Errorf("rule: %w", err)
+	}
+	switch {
+	case name == "":
+	case rs.Name == "":
+		rs.Name = name
+	case rs.Name != name:
+		return rs, fmt.Errorf("rule: body names rule %q, not %q", rs.Name, name)
+	}
+	if _, err := rs.Rule(); err != nil {
+		return rs, fmt.Errorf("rule %s: %w", rs.Name, err)
+	}
+	return rs, nil
+}
+
+// decodeStrict decodes YAML (JSON is YAML) refusing unknown fields.
+func decodeStrict(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty document")
+		}
+		return err
+	}
+	return nil
 }
 
 // ParseRules reads a rule file. Every rule needs a name and exactly one
 // fault; unknown fields are errors, so a typo never silently disables a
 // fault.
 func ParseRules(data []byte) ([]Rule, error) {
-	var rf ruleFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&rf); err != nil {
-		return nil, fmt.Errorf("rule file: %w", err)
+	specs, err := ParseRuleSpecs(data)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]Rule, 0, len(rf.Rules))
-	seen := map[string]bool{}
-	for i, rs := range rf.Rules {
-		r, err := rs.rule()
+	out := make([]Rule, 0, len(specs))
+	for _, rs := range specs {
+		r, err := rs.Rule()
 		if err != nil {
-			return nil, fmt.Errorf("rule file: rule %d (%s): %w", i+1, rs.Name, err)
+			return nil, err
 		}
-		if seen[r.Name] {
-			return nil, fmt.Errorf("rule file: rule name %q used twice", r.Name)
-		}
-		seen[r.Name] = true
 		out = append(out, r)
 	}
 	return out, nil
 }
 
-func (rs ruleSpec) rule() (Rule, error) {
+// Rule checks the spec and builds the Rule it describes.
+func (rs RuleSpec) Rule() (Rule, error) {
 	if rs.Name == "" {
 		return Rule{}, errors.New("no name")
 	}
 	if rs.Nth < 0 || rs.Times < 0 {
 		return Rule{}, errors.New("nth and times must not be negative")
 	}
+	if rs.Probability < 0 || rs.Probability > 1 {
+		return Rule{}, errors.New("probability must be between 0 and 1")
+	}
 	m, err := rs.Match.match()
 	if err != nil {
 		return Rule{}, fmt.Errorf("match: %w", err)
 	}
-	r := Rule{Name: rs.Name, Match: m, Nth: rs.Nth, Times: rs.Times, Seed: rs.Seed}
+	r := Rule{Name: rs.Name, Match: m, Nth: rs.Nth, Times: rs.Times, Seed: rs.Seed, Probability: rs.Probability}
 	if rs.After != nil {
 		a, err := rs.After.match()
 		if err != nil {
@@ -126,7 +234,7 @@ func (rs ruleSpec) rule() (Rule, error) {
 	return r, err
 }
 
-func (ms matchSpec) match() (Match, error) {
+func (ms MatchSpec) match() (Match, error) {
 	m := Match{Dir: ms.Dir, Kind: ms.Kind, Method: ms.Method, RepliesTo: ms.RepliesTo, HTTPMethod: ms.HTTPMethod, Comment: ms.Comment}
 	switch ms.Dir {
 	case "", ClientToServer, ServerToClient:
@@ -167,7 +275,7 @@ func idValue(v any) (jsonrpc.ID, error) {
 	}
 }
 
-func (fs faultSpec) fault() (Fault, error) {
+func (fs FaultSpec) fault() (Fault, error) {
 	var faults []Fault
 	if fs.Pass {
 		faults = append(faults, Pass{})
@@ -179,14 +287,14 @@ func (fs faultSpec) fault() (Fault, error) {
 		if *fs.Delay < 0 {
 			return nil, errors.New("delay must not be negative")
 		}
-		faults = append(faults, Delay{For: *fs.Delay})
+		faults = append(faults, Delay{For: time.Duration(*fs.Delay)})
 	}
 	if fs.HoldUntil != nil {
 		m, err := fs.HoldUntil.match()
 		if err != nil {
 			return nil, fmt.Errorf("holdUntil: %w", err)
 		}
-		faults = append(faults, HoldUntil{Until: m, Max: fs.Max})
+		faults = append(faults, HoldUntil{Until: m, Max: time.Duration(fs.Max)})
 	}
 	if fs.Duplicate > 0 {
 		faults = append(faults, Duplicate{Count: fs.Duplicate})
@@ -203,7 +311,7 @@ func (fs faultSpec) fault() (Fault, error) {
 		faults = append(faults, Crash{DeliverFirst: fs.DeliverFirst})
 	}
 	if fs.Pause != nil {
-		faults = append(faults, Pause{For: *fs.Pause})
+		faults = append(faults, Pause{For: time.Duration(*fs.Pause)})
 	}
 	if fs.Cut {
 		faults = append(faults, Cut{Deliver: fs.Deliver})

@@ -2,6 +2,7 @@ package faultproxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -27,8 +28,26 @@ type Rule struct {
 	// Fault is what happens to a selected message.
 	Fault Fault
 	// Seed seeds the rule's own random source, for faults that draw
-	// (probabilistic drops, jitter). Zero means a seed derived from Name.
+	// (probabilistic drops, jitter). Zero means a seed derived from Name
+	// (see EffectiveSeed).
 	Seed uint64
+	// Probability, when in (0,1), fires the rule on a message it would
+	// fire on only when a draw from its own random source falls below it,
+	// so a run is reproduced exactly by the same seed. Zero means always.
+	Probability float64
+}
+
+// EffectiveSeed is the seed of the rule's random source: Seed, or when
+// zero a seed derived from Name.
+func (r Rule) EffectiveSeed() uint64 {
+	if r.Seed != 0 {
+		return r.Seed
+	}
+	var seed uint64
+	for _, c := range r.Name {
+		seed = seed*131 + uint64(c)
+	}
+	return seed + 1
 }
 
 // ruleState is the mutable state of an installed rule.
@@ -60,13 +79,7 @@ func newState(r Rule) (*ruleState, error) {
 	if r.Fault == nil {
 		return nil, fmt.Errorf("rule %q: no fault", r.Name)
 	}
-	seed := r.Seed
-	if seed == 0 {
-		for _, c := range r.Name {
-			seed = seed*131 + uint64(c)
-		}
-		seed++
-	}
+	seed := r.EffectiveSeed()
 	return &ruleState{Rule: r, armed: r.After == nil, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil
 }
 
@@ -113,6 +126,73 @@ func (rs *Rules) Remove(name string) bool {
 	}
 	rs.rules = kept
 	return found
+}
+
+// ErrRuleExists is returned by Insert when a rule of that name is installed.
+var ErrRuleExists = errors.New("faultproxy: a rule of that name is installed")
+
+// ErrNoRule is returned by Replace when no rule of that name is installed.
+var ErrNoRule = errors.New("faultproxy: no rule of that name")
+
+// Insert appends a rule unless one of the same name is installed
+// (ErrRuleExists); the check and the append are one atomic step.
+func (rs *Rules) Insert(r Rule) error {
+	st, err := newState(r)
+	if err != nil {
+		return err
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, old := range rs.rules {
+		if old.Name == r.Name {
+			return fmt.Errorf("%w: %q", ErrRuleExists, r.Name)
+		}
+	}
+	rs.rules = append(rs.rules, st)
+	return nil
+}
+
+// Replace swaps the installed rule named name for r, in the same place in
+// the evaluation order, with fresh counters and a fresh random source; it
+// fails with ErrNoRule when there is none.
+func (rs *Rules) Replace(name string, r Rule) error {
+	st, err := newState(r)
+	if err != nil {
+		return err
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for i, old := range rs.rules {
+		if old.Name == name {
+			rs.rules[i] = st
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q", ErrNoRule, name)
+}
+
+// RuleStatus is an installed rule and its counters.
+type RuleStatus struct {
+	Rule
+	// Seed is the seed of the rule's random source (EffectiveSeed).
+	Seed uint64
+	// Armed is false while the rule waits for its After message.
+	Armed bool
+	// Seen counts the messages that satisfied Match once armed; Fired
+	// counts those the rule acted on.
+	Seen, Fired int
+}
+
+// List returns the installed rules in evaluation order with their
+// counters.
+func (rs *Rules) List() []RuleStatus {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	out := make([]RuleStatus, 0, len(rs.rules))
+	for _, st := range rs.rules {
+		out = append(out, RuleStatus{Rule: st.Rule, Seed: st.EffectiveSeed(), Armed: st.armed, Seen: st.seen, Fired: st.fired})
+	}
+	return out
 }
 
 // Clear removes every rule.
@@ -175,6 +255,9 @@ func (rs *Rules) evaluate(msg *Message) (selected, bool) {
 			continue
 		}
 		if found {
+			continue
+		}
+		if st.Probability > 0 && st.Probability < 1 && st.rng.Float64() >= st.Probability {
 			continue
 		}
 		st.fired++

@@ -137,6 +137,17 @@ func (t *Transcript) Since0(i int) []Entry {
 	return append([]Entry(nil), t.entries[i:]...)
 }
 
+// Clear lets go of every entry kept in memory; indexes keep counting from
+// where they were, so a reader following with Since0 never sees an index
+// twice. A sink has already received the entries.
+func (t *Transcript) Clear() {
+	t.mu.Lock()
+	t.dropped += len(t.entries)
+	clear(t.entries)
+	t.entries = t.entries[:0]
+	t.mu.Unlock()
+}
+
 // Changed returns a channel closed at the next Add.
 func (t *Transcript) Changed() <-chan struct{} {
 	t.mu.Lock()

@@ -38,7 +38,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
 				Clause: "To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request's ID. [...] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 		),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkCancelCompletionWins = register(&Check{
@@ -54,7 +54,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
 				Clause: "The cancellation notification may arrive after the request has already completed [...] Both parties MUST handle these race conditions gracefully"}},
 		),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkCancelMalformed = register(&Check{
@@ -66,7 +66,7 @@ var (
 		Rules: sameRule(Rule{Level: reports.Must, Spec: indexPage,
 			Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response."},
 			allVersions...),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkCancelUnknown = register(&Check{
@@ -80,7 +80,7 @@ var (
 				Clause: "The receiver MUST NOT send a response [to a notification]. Receivers MAY ignore cancellation notifications if the referenced request is unknown or processing has already completed."},
 				allVersions...),
 		),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkNoServerCancel = register(&Check{
@@ -95,7 +95,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
 				Clause: "Servers MUST NOT send notifications/cancelled for any other purpose [than tearing down a subscriptions/listen stream]."}},
 		),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 )
@@ -173,7 +173,7 @@ func cancelCompletionWins(h *H) {
 		h.Errorf("unexpected reply %s", resp.Raw)
 	}
 	ctx, cancel := h.op()
-	err := c.Link.WaitPassed(ctx, faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled"})
+	err := c.waitPassed(ctx, faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled"})
 	cancel()
 	if err != nil {
 		h.Errorf("the held cancellation was never released: %v", err)

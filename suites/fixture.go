@@ -46,6 +46,9 @@ func ServeFixtureIfAsked() {
 	if v == "reference" {
 		mutant = ""
 	}
+	if addr := os.Getenv(fixtureWSEnv); addr != "" {
+		os.Exit(serveFixtureWS(mutant, addr))
+	}
 	if addr := os.Getenv(fixtureHTTPEnv); addr != "" {
 		hb, _ := time.ParseDuration(os.Getenv(fixtureHeartbeatEnv))
 		ttl, _ := time.ParseDuration(os.Getenv(fixtureSessionTTLEnv))
@@ -170,6 +173,9 @@ func resolveCommand(m *Manifest) ([]string, []string, error) {
 		for i := 2; i+1 < len(argv); i++ {
 			if argv[i] == "--mutant" {
 				mutant = argv[i+1]
+			}
+			if _, set := m.Env[fixtureWSEnv]; argv[i] == "--ws" && !set {
+				env = append(env, fixtureWSEnv+"="+argv[i+1])
 			}
 		}
 		if _, set := m.Env[fixtureEnv]; !set {

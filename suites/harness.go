@@ -164,11 +164,15 @@ type H struct {
 }
 
 // Conn is one connection to the target: a server process behind a fault
-// proxy link, and a wire client on the client end.
+// proxy link, and a wire client on the client end. On a WebSocket target
+// Link is nil and WS is the proxy (Proc the server process, when the
+// manifest starts one): the same Wire, over frames (see wsconn.go).
 type Conn struct {
 	Link *faultproxy.Stdio
 	W    *clients.Wire
 	h    *H
+	WS   *faultproxy.WebSocket
+	Proc *faultproxy.Process
 }
 
 // define declares the Ginkgo specs of a check, one per target it applies
@@ -240,6 +244,11 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 			v = verdict{reports.Fail, stray}
 		}
 		res.Spec = append(res.Spec, stdioPage(h.session.Version))
+	}
+	if target.Transport == "websocket" {
+		// No WebSocket binding exists: the check holds it to the stdio
+		// message rules a custom transport must keep.
+		res.Spec = append(res.Spec, customTransports)
 	}
 	res.Status, res.Reason = v.status, v.reason
 	res.ProtocolVersion = h.session.Version
@@ -349,6 +358,10 @@ func (h *H) strayOutput() string {
 	if n == 0 {
 		return ""
 	}
+	if h.target.Transport == "websocket" {
+		return fmt.Sprintf("the server sent %d frame(s) that are not JSON-RPC messages, the first: %q "+
+			"(custom transports \"MUST preserve the JSON-RPC message format\"; stdio: \"The server MUST NOT write anything to its stdout that is not a valid MCP message.\")", n, first)
+	}
 	return fmt.Sprintf("the server wrote %d line(s) on stdout that are not JSON-RPC messages, the first: %q "+
 		"(stdio transport: \"The server MUST NOT write anything to its stdout that is not a valid MCP message.\")", n, first)
 }
@@ -386,7 +399,7 @@ func (h *H) Notef(format string, args ...any) {
 	case len(h.hconns) > 0:
 		h.hconns[len(h.hconns)-1].Proxy.Transcript().Note("%s", s)
 	case len(h.conns) > 0:
-		h.conns[len(h.conns)-1].Link.Transcript().Note("%s", s)
+		h.conns[len(h.conns)-1].proxyTranscript().Note("%s", s)
 	}
 }
 
@@ -414,6 +427,9 @@ func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 // startConn starts the target, installs rules and negotiates: with a known
 // session it forces that version, otherwise it probes.
 func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
+	if target.Transport == "websocket" {
+		return startWSConn(ctx, cfg, target, rules, sess, h)
+	}
 	argv, env, err := resolveCommand(target)
 	if err != nil {
 		return nil, err
@@ -494,8 +510,18 @@ func exitHint(link *faultproxy.Stdio) string {
 }
 
 func (c *Conn) close() {
-	_ = c.W.Close()
-	_ = c.Link.Close()
+	if c.W != nil {
+		_ = c.W.Close()
+	}
+	if c.Link != nil {
+		_ = c.Link.Close()
+	}
+	if c.WS != nil {
+		_ = c.WS.Close()
+	}
+	if c.Proc != nil {
+		c.Proc.Close(2 * time.Second)
+	}
 }
 
 // transcript merges the transcripts of the check's connections.
@@ -503,7 +529,7 @@ func (h *H) transcript() []reports.Entry {
 	out := append([]reports.Entry(nil), h.startTranscript...)
 	var trs []*faultproxy.Transcript
 	for _, c := range h.conns {
-		trs = append(trs, c.Link.Transcript())
+		trs = append(trs, c.proxyTranscript())
 	}
 	for _, c := range h.hconns {
 		trs = append(trs, c.Proxy.Transcript())
@@ -534,7 +560,7 @@ func toReportEntry(e faultproxy.Entry) reports.Entry {
 		switch {
 		case json.Valid(e.Raw):
 			re.Raw = json.RawMessage(e.Raw)
-		case e.Stream != "" && e.Kind == faultproxy.EntryMessage:
+		case e.Stream != "" && !strings.HasPrefix(e.Stream, "WS#") && e.Kind == faultproxy.EntryMessage:
 			re.Raw, re.Text = sseEntry(e.Raw)
 		default:
 			re.Text = string(e.Raw)
@@ -604,7 +630,7 @@ func (c *Conn) Await(p *clients.Pending, what string) clients.Message {
 	defer cancel()
 	m, err := p.Wait(ctx)
 	if err != nil {
-		c.h.failServer("%s: no response for id %s: %v%s", what, p.ID(), err, exitHint(c.Link))
+		c.h.failServer("%s: no response for id %s: %v%s", what, p.ID(), err, c.exitHint())
 	}
 	return m
 }
@@ -629,7 +655,7 @@ func (c *Conn) Ping(why string) clients.Message {
 	method := barrierMethod(c.W.Session())
 	m, err := c.W.Call(ctx, method, nil)
 	if err != nil {
-		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, exitHint(c.Link))
+		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, c.exitHint())
 	}
 	if m.Env.Kind != jsonrpc.Response {
 		c.h.failServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
@@ -651,7 +677,7 @@ func (c *Conn) SendRaw(line string) {
 	ctx, cancel := c.h.op()
 	defer cancel()
 	if err := c.W.SendRaw(ctx, []byte(line)); err != nil {
-		c.h.failServer("could not write to the server (it may have exited): %v%s", err, exitHint(c.Link))
+		c.h.failServer("could not write to the server (it may have exited): %v%s", err, c.exitHint())
 	}
 }
 
@@ -673,9 +699,9 @@ func (c *Conn) Silence(d time.Duration) string {
 		if err == nil {
 			err = io.EOF
 		}
-		return fmt.Sprintf("before the connection ended (%v)%s", err, exitHint(c.Link))
+		return fmt.Sprintf("before the connection ended (%v)%s", err, c.exitHint())
 	default:
-		return fmt.Sprintf("within %s%s", d, exitHint(c.Link))
+		return fmt.Sprintf("within %s%s", d, c.exitHint())
 	}
 }
 

@@ -3,9 +3,11 @@ package suites
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +39,26 @@ func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
 	return c
 }
 
-// freePort asks the kernel for a free loopback port.
+// freePort finds a free loopback port for a server the harness starts.
+// The port is free when freePort returns but only bound when the server
+// starts, so it is drawn below the kernel's ephemeral range: a port the
+// kernel hands to any process binding port 0 in between (other servers,
+// other test runs on the machine) would otherwise be taken under the
+// server, whose start then fails while the harness talks to a stranger.
 func freePort() (string, error) {
+	lo := ephemeralLow()
+	for range 64 {
+		if lo <= 11024 {
+			break
+		}
+		port := 10000 + rand.IntN(lo-11024)
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		_ = ln.Close()
+		return strconv.Itoa(port), nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -48,48 +68,32 @@ func freePort() (string, error) {
 	return port, err
 }
 
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux;
+// 32768 elsewhere or when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 32768
+	}
+	lo, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return lo
+}
+
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
 	tr := faultproxy.NewTranscript(nil)
 	c := &HConn{h: h}
-	endpoint := target.URL
-	if len(target.Command) > 0 {
-		port, err := freePort()
-		if err != nil {
-			return nil, fmt.Errorf("pick a port: %w", err)
-		}
-		sub := func(s string) string { return strings.ReplaceAll(s, "{port}", port) }
-		m := *target
-		m.Command = nil
-		for _, a := range target.Command {
-			m.Command = append(m.Command, sub(a))
-		}
-		m.Env = map[string]string{}
-		for k, v := range target.Env {
-			m.Env[k] = sub(v)
-		}
-		endpoint = sub(target.URL)
-		argv, env, err := resolveCommand(&m)
-		if err != nil {
-			return nil, err
-		}
-		po := faultproxy.ProcessOptions{Command: argv, Env: env, Dir: target.Dir, Transcript: tr}
-		if cfg.Verbose {
-			po.Tee = os.Stderr
-		}
-		c.Proc, err = faultproxy.StartProcess(po)
-		if err != nil {
-			return nil, err
-		}
-		if err := waitListening(ctx, endpoint, c.Proc); err != nil {
-			c.Proc.Close(time.Second)
-			return nil, err
-		}
+	proc, endpoint, err := startTargetProcess(ctx, cfg, target, tr)
+	if err != nil {
+		return nil, err
 	}
-	if c.Proc == nil {
-		if err := waitListening(ctx, endpoint, nil); err != nil {
-			return nil, err
-		}
-	}
+	c.Proc = proc
 	rs := faultproxy.NewRules()
 	if err := rs.Set(rules...); err != nil {
 		c.close()
@@ -99,7 +103,6 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal
 	}
-	var err error
 	c.Proxy, err = faultproxy.StartHTTP(context.Background(), po)
 	if err != nil {
 		c.close()

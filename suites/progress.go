@@ -34,7 +34,7 @@ var (
 			"A server that sends no progress at all is not failed: the check is SKIP.",
 		Rules: progressRules(reports.Must,
 			"The receiver MAY then send progress notifications containing: The original progress token [...] Progress notifications MUST only reference tokens that: Were provided in an active request"),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkProgressIncreasing = register(&Check{
@@ -42,7 +42,7 @@ var (
 		Title:      "progress values strictly increase",
 		How:        "Calls the slow role with a token and checks that each progress value is greater than the one before.",
 		Rules:      progressRules(reports.Must, "The progress value MUST increase with each notification, even if the total is unknown."),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkProgressTotal = register(&Check{
@@ -52,7 +52,7 @@ var (
 			"The specification has no sentence on this; it is the project's reading (SHOULD): a total that moves makes progress meaningless to the user.",
 		Rules: progressRules(reports.Should,
 			"Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkProgressAfterComplete = register(&Check{
@@ -61,7 +61,7 @@ var (
 		How: "Calls the slow role with a token, waits for the response, then for two pings, and fails on any progress " +
 			"for that token that arrived after the response.",
 		Rules:      progressRules(reports.Must, "Progress notifications MUST stop after completion."),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkProgressAfterCancel = register(&Check{
@@ -77,7 +77,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
 				Clause: "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 		),
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
 )

@@ -31,7 +31,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/index.mdx",
 				Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification — whose parse error is -32700 with id null (stdio); over HTTP the server rejects input it cannot accept with an HTTP error status."}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{"stdio", "http", "websocket"},
 	})
 	checkUnknownMethod = register(&Check{
 		ID:    "ROBUST-UNKNOWN-METHOD",
@@ -44,7 +44,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
 				Clause: "An unknown method gets 404 with a JSON-RPC error -32601 (streamable-http.mdx); on stdio the JSON-RPC error -32601."}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{"stdio", "http", "websocket"},
 	})
 	checkBatch = register(&Check{
 		ID:    "ROBUST-BATCH-REJECTED",
@@ -58,7 +58,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
 				Clause: "Each message is a single JSON-RPC request, notification, or response."}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{"stdio", "http", "websocket"},
 	})
 	checkStdoutClean = register(&Check{
 		ID:    "ROBUST-STDOUT-CLEAN",
@@ -159,7 +159,7 @@ func unknownMethod(h *H) {
 		defer cancel()
 		m, err := c.W.Call(ctx, method, nil)
 		if err != nil {
-			h.failServer("no answer to an unknown method: %v%s", err, exitHint(c.Link))
+			h.failServer("no answer to an unknown method: %v%s", err, c.exitHint())
 		}
 		check(m.Raw, "")
 		c.Ping("after the unknown method")
@@ -244,7 +244,7 @@ func stdoutClean(h *H) {
 	ctx, cancel := h.op()
 	defer cancel()
 	if _, err := c.W.Call(ctx, "tools/list", nil); err != nil {
-		h.failServer("tools/list: %v%s", err, exitHint(c.Link))
+		h.failServer("tools/list: %v%s", err, c.exitHint())
 	}
 	c.Ping("after tools/list")
 	if stray := h.strayOutput(); stray != "" {

@@ -82,8 +82,13 @@ func (m *Manifest) Validate() error {
 		if m.URL == "" {
 			return errors.New("http target needs a url")
 		}
+	case "websocket":
+		// JSON-RPC, one message per frame; command (optional) starts it.
+		if !strings.HasPrefix(m.URL, "ws://") && !strings.HasPrefix(m.URL, "wss://") {
+			return fmt.Errorf("websocket target needs a ws:// or wss:// url, not %q", m.URL)
+		}
 	default:
-		return fmt.Errorf("unknown transport %q (stdio or http)", m.Transport)
+		return fmt.Errorf("unknown transport %q (stdio, http or websocket)", m.Transport)
 	}
 	if m.SessionTTL != "" {
 		d, err := time.ParseDuration(m.SessionTTL)
@@ -159,6 +164,9 @@ func StdioManifest(cmdline string) (*Manifest, error) {
 func URLManifest(url string) (*Manifest, error) {
 	wd, _ := os.Getwd()
 	m := &Manifest{Name: url, Transport: "http", URL: url, Dir: wd}
+	if strings.HasPrefix(url, "ws://") || strings.HasPrefix(url, "wss://") {
+		m.Transport = "websocket" // JSON-RPC, one message per frame
+	}
 	return m, m.Validate()
 }
 

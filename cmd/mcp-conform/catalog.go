@@ -88,7 +88,7 @@ func newExplainCmd() *cobra.Command {
 }
 
 func newFixtureCmd() *cobra.Command {
-	var mutant, httpAddr string
+	var mutant, httpAddr, wsAddr string
 	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
@@ -96,7 +96,9 @@ func newFixtureCmd() *cobra.Command {
 		Short: "Serve the reference MCP server (or one of its mutants) on stdio",
 		Long: `Serve the reference server over stdio: it keeps the whole contract mcp-conform
 checks. --mutant switches on exactly one deliberate bug, to see a check fail.
---http serves Streamable HTTP instead (both protocol eras on one endpoint).`,
+--http serves Streamable HTTP instead (both protocol eras on one endpoint); --ws serves
+JSON-RPC over WebSocket (one message per text frame), a custom transport with the
+stdio message rules.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list {
@@ -109,6 +111,15 @@ checks. --mutant switches on exactly one deliberate bug, to see a check fail.
 			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
+			}
+			if wsAddr != "" {
+				if httpAddr != "" {
+					return usageError{fmt.Errorf("fixture: give --http or --ws, not both")}
+				}
+				if code := suites.ServeFixtureWS(mutant, wsAddr); code != 0 {
+					return exitError{code}
+				}
+				return nil
 			}
 			if httpAddr != "" {
 				if code := suites.ServeFixtureHTTP(mutant, httpAddr, heartbeat); code != 0 {
@@ -124,6 +135,7 @@ checks. --mutant switches on exactly one deliberate bug, to see a check fail.
 	}
 	cmd.Flags().StringVar(&mutant, "mutant", "", "switch on one deliberate bug")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:3001; the endpoint is /mcp, printed once listening)")
+	cmd.Flags().StringVar(&wsAddr, "ws", "", "serve JSON-RPC over WebSocket on this address (one message per text frame, one session per connection; the endpoint ws://ADDR/mcp is printed once listening)")
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks")
 	return cmd

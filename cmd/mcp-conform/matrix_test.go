@@ -32,6 +32,9 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 	}
 	for _, c := range suites.Catalog() {
 		for _, tr := range c.Transports {
+			if tr == "websocket" {
+				continue // behind --websocket: TestReferencePassesOnWebSocket
+			}
 			for v := range c.Rules {
 				if !got[c.ID+" "+tr+" "+v] {
 					t.Errorf("%s did not run on %s in %s", c.ID, tr, v)
@@ -287,4 +290,89 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestReferencePassesOnWebSocket: every check that applies to WebSocket
+// runs there (run --websocket) in every version and passes.
+func TestReferencePassesOnWebSocket(t *testing.T) {
+	limitParallel(t)
+	r := runCLI(t, runLimit, "run", "-q", "--spec", "all", "--websocket", "--label-filter", "transport:websocket")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	got := map[string]bool{}
+	for _, c := range r.report.Checks {
+		got[c.ID+" "+c.ProtocolVersion] = true
+		if c.Status != reports.Pass || c.Transport != "websocket" {
+			t.Errorf("%s [%s %s]: %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status, c.Reason)
+		}
+	}
+	n := 0
+	for _, c := range suites.Catalog() {
+		if !contains(c.Transports, "websocket") {
+			continue
+		}
+		n++
+		for v := range c.Rules {
+			if !got[c.ID+" "+v] {
+				t.Errorf("%s did not run on websocket in %s", c.ID, v)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d checks apply to websocket", n)
+	}
+}
+
+// wsMutantCases are stdio mutants shown over WebSocket: the reference
+// server's WebSocket session is its stdio session with frames for lines, so
+// a bug of the session breaks the same check there (at least one CANCEL,
+// one PROGRESS and one ROBUST check). failsAllOn "websocket": a frame that
+// is not JSON-RPC fails every check on that transport.
+var wsMutantCases = []mutantCase{
+	{mutant: "respond-after-cancel", want: reports.Fail, evidence: "answered request"},
+	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
+	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation"},
+	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
+	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Fail, evidence: "processed"},
+	{mutant: "stdout-noise", want: reports.Fail, evidence: "frame(s) that are not JSON-RPC messages", failsAllOn: "websocket"},
+}
+
+// TestWebSocketMutantsAreCaught runs the WebSocket checks of the built-in
+// target (run --websocket --label-filter transport:websocket) against
+// stdio mutants: the broken check FAILs on WebSocket with the evidence in
+// its reason and transcript, and every other WebSocket check passes.
+func TestWebSocketMutantsAreCaught(t *testing.T) {
+	for _, tc := range wsMutantCases {
+		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
+			limitParallel(t)
+			args := []string{"run", "-q", "--websocket", "--label-filter", "transport:websocket", "--mutant", tc.mutant}
+			if tc.spec != "" {
+				args = append(args, "--spec", tc.spec)
+			}
+			r := runCLI(t, runLimit, args...)
+			breaks := breaksOf(t, tc.mutant)
+			if tc.failsAllOn != "" {
+				breaks = "CANCEL-STDIO-SUPPRESS" // the mutant's own check is stdio only; all others show it
+			}
+			c := r.checkOn(t, breaks, "websocket")
+			if c.Status != tc.want || !strings.Contains(c.Reason, tc.evidence) {
+				t.Fatalf("%s [websocket]: %s (%s), want %s with %q", breaks, c.Status, c.Reason, tc.want, tc.evidence)
+			}
+			assertTranscriptShows(t, c)
+			for _, other := range r.report.Checks {
+				switch {
+				case other.Transport != "websocket":
+					t.Errorf("%s ran on %s, want websocket only", other.ID, other.Transport)
+				case other.ID == breaks, tc.failsAllOn == "websocket" && other.Status == reports.Fail:
+				case other.Status != reports.Pass:
+					t.Errorf("unrelated check %s [websocket]: %s %s", other.ID, other.Status, other.Reason)
+				}
+			}
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+		})
+	}
 }

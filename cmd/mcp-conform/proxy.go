@@ -8,11 +8,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/faultproxy/control"
 )
 
 // proxyMemoryEntries bounds the transcript entries the proxy command keeps
@@ -23,6 +25,7 @@ func newProxyCmd() *cobra.Command {
 	var transcript, faults, upstream, listen string
 	var maxFrame int
 	var allowRemote bool
+	var ctl controlFlags
 	cmd := &cobra.Command{
 		Use:   "proxy [flags] (-- SERVER-COMMAND [ARGS...] | --url UPSTREAM)",
 		Short: "Run the fault proxy alone in front of a stdio or Streamable HTTP MCP server",
@@ -34,6 +37,10 @@ stdio: start SERVER-COMMAND as a child process and stand between it and this
 process's own stdin/stdout: point the client at "mcp-conform proxy -- CMD" instead
 of CMD. The server's stderr is passed through and recorded. The proxy ends when
 the client closes its stdin, the server exits, or on SIGINT/SIGTERM.
+
+WebSocket: with --url ws://HOST:PORT/PATH, the same as HTTP, for servers that speak
+JSON-RPC over WebSocket (one message per frame): each frame is a message; the
+proxy's ws:// URL is printed on stdout.
 
 Streamable HTTP: with --url, listen on --listen (default 127.0.0.1 on a free port)
 in front of the server's MCP endpoint UPSTREAM, print the proxy's endpoint URL on
@@ -56,7 +63,20 @@ Faults: drop, delay, holdUntil (+max), duplicate, inject (+injectDir, before, re
 pass; stdio only: crash (+deliverFirst), pause; HTTP only: cut (+deliver: pass the
 matched event first), reset (abort the connection), buffer (hold SSE until N bytes),
 throttle (bytes/s toward the client), status (+body: answer with this HTTP status).
-Ids are JSON values: id: 3 is the number, id: "3" the string.`,
+Ids are JSON values: id: 3 is the number, id: "3" the string. A rule may add
+probability (0..1, drawn from the rule's own random source) and seed.
+
+Control API: with --control ADDR (e.g. 127.0.0.1:8474, or 127.0.0.1:0 for a free
+port) the proxy also serves an HTTP+JSON API to list, add, update and remove rules
+while traffic flows, read the transcript and reset; its URL and each rule's seed
+are printed on stderr. Rules sent to it use the fault-file schema above:
+  curl -s localhost:8474/rules -d '{"name":"lose","match":{"dir":"s2c","repliesTo":"tools/call"},"fault":{"drop":true}}'
+  curl -s -X DELETE localhost:8474/rules/lose
+  curl -s 'localhost:8474/transcript?since=0'
+Endpoints: GET /status, GET|PUT|POST /rules, GET|PUT|DELETE /rules/NAME,
+POST /reset, GET /transcript?since=N. It listens on loopback only unless
+--control-allow-remote is given. The Go client is package
+github.com/mcp-conform/mcp-conform/faultproxy/control/proxyctl.`,
 		Example: `  mcp-conform proxy --transcript /tmp/t.jsonl --faults drop.yaml -- node server.js stdio
   mcp-conform fixture --http 127.0.0.1:3001 &
   mcp-conform proxy --url http://127.0.0.1:3001/mcp --listen 127.0.0.1:3002 \
@@ -77,21 +97,32 @@ Ids are JSON values: id: 3 is the number, id: "3" the string.`,
 					return usageError{err}
 				}
 			}
+			if ctl.addr != "" && !ctl.allowRemote {
+				if err := control.CheckLoopback(ctl.addr); err != nil {
+					return usageError{fmt.Errorf("--control: %w; add --control-allow-remote to expose it", err)}
+				}
+			}
 			var rules []faultproxy.Rule
 			if faults != "" {
 				data, err := os.ReadFile(faults)
 				if err != nil {
 					return usageError{fmt.Errorf("--faults: %w", err)}
 				}
-				if rules, err = faultproxy.ParseRules(data); err != nil {
+				if ctl.specs, err = faultproxy.ParseRuleSpecs(data); err != nil {
 					return usageError{err}
+				}
+				for _, spec := range ctl.specs {
+					r, err := spec.Rule()
+					if err != nil {
+						return usageError{err}
+					}
+					rules = append(rules, r)
 				}
 			}
 			if httpMode {
 				for _, r := range rules {
-					switch r.Fault.(type) {
-					case faultproxy.Crash, faultproxy.Pause:
-						return usageError{fmt.Errorf("rule %s: crash and pause need a server process (stdio mode)", r.Name)}
+					if err := httpRuleOK(r); err != nil {
+						return usageError{err}
 					}
 				}
 			}
@@ -104,10 +135,13 @@ Ids are JSON values: id: 3 is the number, id: "3" the string.`,
 				defer f.Close()
 				sink = f
 			}
-			if httpMode {
-				return runProxyHTTP(cmd.Context(), upstream, listen, rules, sink, maxFrame, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if httpMode && (strings.HasPrefix(upstream, "ws://") || strings.HasPrefix(upstream, "wss://")) {
+				return runProxyWS(cmd.Context(), upstream, listen, rules, sink, maxFrame, cmd.OutOrStdout(), cmd.ErrOrStderr(), ctl)
 			}
-			return runProxy(cmd.Context(), args, rules, sink, maxFrame)
+			if httpMode {
+				return runProxyHTTP(cmd.Context(), upstream, listen, rules, sink, maxFrame, cmd.OutOrStdout(), cmd.ErrOrStderr(), ctl)
+			}
+			return runProxy(cmd.Context(), args, rules, sink, maxFrame, ctl)
 		},
 	}
 	cmd.Flags().StringVar(&transcript, "transcript", "", "write every message and fault to this JSONL file, as it goes")
@@ -116,7 +150,46 @@ Ids are JSON values: id: 3 is the number, id: "3" the string.`,
 	cmd.Flags().StringVar(&upstream, "url", "", "front this Streamable HTTP MCP endpoint (e.g. http://127.0.0.1:3001/mcp) instead of a stdio command")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address the HTTP proxy listens on (--url; port 0 picks a free one)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "let --listen be a non-loopback address (exposes the fault proxy to the network)")
+	cmd.Flags().StringVar(&ctl.addr, "control", "", "serve the control API (rules, transcript, reset) on this loopback address, e.g. 127.0.0.1:8474 (port 0 picks one; the URL is printed on stderr)")
+	cmd.Flags().BoolVar(&ctl.allowRemote, "control-allow-remote", false, "let --control be a non-loopback address (the API has no authentication)")
 	return cmd
+}
+
+// controlFlags are the control API's settings and the rule specs it starts
+// with.
+type controlFlags struct {
+	addr        string
+	allowRemote bool
+	specs       []faultproxy.RuleSpec
+}
+
+// httpRuleOK refuses faults an HTTP proxy cannot apply.
+func httpRuleOK(r faultproxy.Rule) error {
+	switch r.Fault.(type) {
+	case faultproxy.Crash, faultproxy.Pause:
+		return fmt.Errorf("rule %s: crash and pause need a server process (stdio mode)", r.Name)
+	}
+	return nil
+}
+
+// startControl serves the control API for target when --control was given,
+// and prints its URL and the seed of every rule on stderr.
+func startControl(ctl controlFlags, target control.Target, transport, upstream, listen string, validate func(faultproxy.Rule) error, stderr io.Writer) (*control.Listener, error) {
+	if ctl.addr == "" {
+		return nil, nil
+	}
+	l, err := control.Listen(ctl.addr, control.Options{
+		Target: target, Transport: transport, Upstream: upstream, Listen: listen,
+		Initial: ctl.specs, Validate: validate, AllowRemote: ctl.allowRemote,
+	})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "mcp-conform proxy: control API %s\n", l.URL())
+	for _, r := range target.Rules().List() {
+		fmt.Fprintf(stderr, "mcp-conform proxy: rule %s seed %d\n", r.Name, r.Seed)
+	}
+	return l, nil
 }
 
 // checkLoopback refuses a listen address other than a loopback one: a
@@ -135,7 +208,7 @@ func checkLoopback(listen string) error {
 	return fmt.Errorf("--listen %q is not a loopback address; add --allow-remote to expose the fault proxy to the network", listen)
 }
 
-func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink io.Writer, maxFrame int) error {
+func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, ctl controlFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -153,6 +226,14 @@ func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink 
 	// A long-lived proxy keeps only recent entries in memory; the
 	// transcript file has them all.
 	s.Transcript().SetLimit(proxyMemoryEntries)
+	api, err := startControl(ctl, s, "stdio", strings.Join(argv, " "), "", nil, os.Stderr)
+	if err != nil {
+		_ = s.Close()
+		return err
+	}
+	if api != nil {
+		defer api.Close()
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -173,7 +254,7 @@ func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink 
 // runProxyHTTP fronts a Streamable HTTP endpoint until SIGINT, SIGTERM or
 // ctx ends. The proxy's URL goes to stdout (for scripts) and, with the
 // upstream, to stderr (for people).
-func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer) error {
+func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -194,6 +275,58 @@ func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultpro
 		return err
 	}
 	p.Transcript().SetLimit(proxyMemoryEntries)
+	api, err := startControl(ctl, p, "http", upstream, p.URL(), httpRuleOK, stderr)
+	if err != nil {
+		_ = p.Close()
+		return err
+	}
+	if api != nil {
+		defer api.Close()
+	}
+	fmt.Fprintf(stderr, "mcp-conform proxy: %s → %s\n", p.URL(), upstream)
+	fmt.Fprintln(stdout, p.URL())
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-ctx.Done():
+	}
+	_ = p.Close()
+	if sig != nil {
+		fmt.Fprintf(stderr, "mcp-conform proxy: stopped (%v)\n", sig)
+	}
+	return nil
+}
+
+// runProxyWS fronts a JSON-RPC-over-WebSocket server until SIGINT, SIGTERM
+// or ctx ends; its ws:// URL goes to stdout and, with the upstream, to
+// stderr.
+func runProxyWS(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rs := faultproxy.NewRules()
+	if err := rs.Set(rules...); err != nil {
+		return usageError{err}
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	p, err := faultproxy.StartWebSocket(ctx, faultproxy.WebSocketOptions{
+		Options:  faultproxy.Options{TranscriptSink: sink, MaxFrame: maxFrame},
+		Upstream: upstream, Listen: listen, Rules: rs,
+	})
+	if err != nil {
+		return err
+	}
+	p.Transcript().SetLimit(proxyMemoryEntries)
+	api, err := startControl(ctl, p, "websocket", upstream, p.URL(), httpRuleOK, stderr)
+	if err != nil {
+		_ = p.Close()
+		return err
+	}
+	if api != nil {
+		defer api.Close()
+	}
 	fmt.Fprintf(stderr, "mcp-conform proxy: %s → %s\n", p.URL(), upstream)
 	fmt.Fprintln(stdout, p.URL())
 	var sig os.Signal

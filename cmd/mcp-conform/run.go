@@ -31,6 +31,9 @@ type runFlags struct {
 	specBase                     string
 	baseline                     string
 	strictBaseline               bool
+	// websocket adds the reference server over WebSocket to the built-in
+	// targets.
+	websocket bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -73,6 +76,7 @@ a listed check that now passes is reported as stale (and fails with
 	fl.DurationVar(&f.opTimeout, "op-timeout", 5*time.Second, "bound on one ordinary exchange (ping, barrier)")
 	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.budget, "budget", 15*time.Minute, "bound on the whole run")
+	fl.BoolVar(&f.websocket, "websocket", false, "built-in target: also check the reference server over WebSocket (JSON-RPC, one message per frame; the CANCEL, PROGRESS and ROBUST checks)")
 	return cmd
 }
 
@@ -100,6 +104,12 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 	cfg.Targets, err = suites.TargetFlags{Stdio: f.stdio, URL: f.url, Manifest: f.manifest, Mutant: f.mutant}.Targets()
 	if err != nil {
 		return nil, usageError{err}
+	}
+	if f.websocket {
+		if targets > 0 {
+			return nil, usageError{errors.New("--websocket applies to the built-in target only (a WebSocket server of your own: --url ws://… or a manifest with transport: websocket)")}
+		}
+		cfg.Targets = append(cfg.Targets, suites.ReferenceWSManifest(f.mutant))
 	}
 	cfg.Targets = suites.ExpandVersions(cfg.Targets, f.spec)
 	for _, t := range cfg.Targets {
