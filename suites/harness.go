@@ -161,6 +161,11 @@ type H struct {
 	notes   []string
 	// startTranscript is the failed start of the target, when it failed.
 	startTranscript []reports.Entry
+	// tmp is the check's private directory (TmpDirPlaceholder), if made.
+	tmp string
+	// extra are connections a check opened besides conns and hconns (a
+	// second HTTP session), closed with them.
+	extra []func()
 }
 
 // Conn is one connection to the target: a server process behind a fault
@@ -169,6 +174,9 @@ type Conn struct {
 	Link *faultproxy.Stdio
 	W    *clients.Wire
 	h    *H
+	// cleanup removes what the connection alone needed (a probe's
+	// private directory).
+	cleanup func()
 }
 
 // define declares the Ginkgo specs of a check, one per target it applies
@@ -248,6 +256,12 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 	}
 	for _, conn := range h.hconns {
 		conn.close()
+	}
+	for _, f := range h.extra {
+		f()
+	}
+	if h.tmp != "" {
+		_ = os.RemoveAll(h.tmp)
 	}
 	res.Transcript = h.transcript()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
@@ -414,8 +428,13 @@ func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 // startConn starts the target, installs rules and negotiates: with a known
 // session it forces that version, otherwise it probes.
 func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
+	target, cleanup, err := expandTarget(target, h)
+	if err != nil {
+		return nil, err
+	}
 	argv, env, err := resolveCommand(target)
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
 	rs := faultproxy.NewRules()
@@ -428,9 +447,10 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	}
 	link, err := faultproxy.StartStdio(context.Background(), opts)
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
-	c := &Conn{Link: link, W: clients.NewWire(link.Client(), clients.WireOptions{ClientName: "mcp-conform"}), h: h}
+	c := &Conn{Link: link, W: clients.NewWire(link.Client(), clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
@@ -496,6 +516,9 @@ func exitHint(link *faultproxy.Stdio) string {
 func (c *Conn) close() {
 	_ = c.W.Close()
 	_ = c.Link.Close()
+	if c.cleanup != nil {
+		c.cleanup()
+	}
 }
 
 // transcript merges the transcripts of the check's connections.

@@ -22,6 +22,8 @@ type HConn struct {
 	Proxy *faultproxy.HTTP
 	W     *clients.HTTPWire
 	h     *H
+	// cleanup removes what the connection alone needed.
+	cleanup func()
 }
 
 // ConnectHTTP starts the HTTP target (when it has a command) behind a new
@@ -50,7 +52,11 @@ func freePort() (string, error) {
 
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
 	tr := faultproxy.NewTranscript(nil)
-	c := &HConn{h: h}
+	target, cleanup, err := expandTarget(target, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &HConn{h: h, cleanup: cleanup}
 	endpoint := target.URL
 	if len(target.Command) > 0 {
 		port, err := freePort()
@@ -78,15 +84,18 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		}
 		c.Proc, err = faultproxy.StartProcess(po)
 		if err != nil {
+			cleanup()
 			return nil, err
 		}
 		if err := waitListening(ctx, endpoint, c.Proc); err != nil {
 			c.Proc.Close(time.Second)
+			cleanup()
 			return nil, err
 		}
 	}
 	if c.Proc == nil {
 		if err := waitListening(ctx, endpoint, nil); err != nil {
+			cleanup()
 			return nil, err
 		}
 	}
@@ -99,7 +108,6 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal
 	}
-	var err error
 	c.Proxy, err = faultproxy.StartHTTP(context.Background(), po)
 	if err != nil {
 		c.close()
@@ -181,6 +189,9 @@ func (c *HConn) close() {
 	}
 	if c.Proc != nil {
 		c.Proc.Close(2 * time.Second)
+	}
+	if c.cleanup != nil {
+		c.cleanup()
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -88,7 +89,7 @@ func newExplainCmd() *cobra.Command {
 }
 
 func newFixtureCmd() *cobra.Command {
-	var mutant, httpAddr string
+	var mutant, httpAddr, ledger string
 	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
@@ -110,6 +111,11 @@ checks. --mutant switches on exactly one deliberate bug, to see a check fail.
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
 			}
+			if ledger != "" {
+				if err := os.Setenv(suites.FixtureLedgerEnv, ledger); err != nil {
+					return fmt.Errorf("--ledger: %w", err)
+				}
+			}
 			if httpAddr != "" {
 				if code := suites.ServeFixtureHTTP(mutant, httpAddr, heartbeat); code != 0 {
 					return exitError{code}
@@ -126,5 +132,6 @@ checks. --mutant switches on exactly one deliberate bug, to see a check fail.
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:3001; the endpoint is /mcp, printed once listening)")
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks")
+	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+suites.FixtureLedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }
