@@ -124,7 +124,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 		Roles: map[string]Role{
 			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
-			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
+			"silent":   {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
 			"mutation": referenceMutationRole(),
 			"lookup":   {Tool: "lookup_ticket"},
 		},
