@@ -35,6 +35,9 @@ var (
 type probeResult struct {
 	session clients.Session
 	err     error
+	// tools is what tools/list gave at the probe (nil when it failed):
+	// the rows of the retry-class table.
+	tools []map[string]any
 }
 
 // Configure sets the target of the next run and forgets earlier results.
@@ -44,6 +47,7 @@ func Configure(c *Config, onResult func(reports.Check)) {
 	defer cfgMu.Unlock()
 	current = c.withDefaults()
 	probed = map[*Manifest]*probeResult{}
+	evidence = newRunEvidence()
 	results = nil
 	onCheck = onResult
 }
@@ -84,29 +88,37 @@ func probe(ctx context.Context, cfg *Config, target *Manifest) (clients.Session,
 	if p != nil {
 		return p.session, p.err
 	}
-	sess, err := probeTarget(ctx, cfg, target)
+	sess, tools, err := probeTarget(ctx, cfg, target)
 	cfgMu.Lock()
-	probed[target] = &probeResult{session: sess, err: err}
+	probed[target] = &probeResult{session: sess, err: err, tools: tools}
 	cfgMu.Unlock()
 	return sess, err
 }
 
-// probeTarget starts the target, negotiates and stops it.
-func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, error) {
+// probeListWait bounds the probe's tools/list: a server that negotiates
+// but does not list its tools only loses its retry-class table.
+const probeListWait = 2 * time.Second
+
+// probeTarget starts the target, negotiates, lists its tools (for the
+// retry-class table; a failure there is not an error) and stops it.
+func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, []map[string]any, error) {
+	d := min(cfg.OpTimeout, probeListWait)
 	if target.Transport == "http" {
 		conn, err := startHTTPConn(ctx, cfg, target, nil, clients.Session{}, nil)
 		if err != nil {
-			return clients.Session{}, err
+			return clients.Session{}, nil, err
 		}
 		defer conn.close()
-		return conn.W.Session(), nil
+		tools, _ := httpEndpoint(ctx, conn, conn.W).listTools(ctx, d)
+		return conn.W.Session(), tools, nil
 	}
 	conn, err := startConn(ctx, cfg, target, nil, clients.Session{}, nil)
 	if err != nil {
-		return clients.Session{}, err
+		return clients.Session{}, nil, err
 	}
 	defer conn.close()
-	return conn.W.Session(), nil
+	tools, _ := stdioEndpoint(conn).listTools(ctx, d)
+	return conn.W.Session(), tools, nil
 }
 
 // startError is a failure to start or negotiate with a target, with the

@@ -164,7 +164,18 @@ func recordUnrun(cfg *Config, selected []*Check, budget time.Duration) {
 // BuildReport assembles the report of the checks recorded so far in this
 // process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
-	return buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+	r := buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+	cfgMu.Lock()
+	tools := map[string][]map[string]any{}
+	for m, p := range probed {
+		if p != nil && p.tools != nil && tools[classKey(m)] == nil {
+			tools[classKey(m)] = p.tools
+		}
+	}
+	ev := evidence
+	cfgMu.Unlock()
+	r.RetryClasses = retryClasses(cfg, tools, ev, r.Checks)
+	return r
 }
 
 // BuildReportFromGinkgo assembles the report from a Ginkgo suite report, as
