@@ -152,6 +152,7 @@ func suiteProps(r *Report) *junitProps {
 	add("url", r.Target.URL)
 	add("tool", strings.TrimSpace(r.Tool.Name+" "+r.Tool.Version))
 	add("schema", SchemaV1)
+	props = append(props, retryClassProps(r.RetryClasses)...)
 	return &junitProps{Props: props}
 }
 

@@ -191,9 +191,19 @@ func resultBytes(o toolOutcome) []byte {
 func (h *H) lostReply(e *endpoint, rule, fault string) toolOutcome {
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
 	defer cancel()
+	o, err := faultedMessage(ctx, e.tr, rule, fault)
+	if err != nil {
+		h.failServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.cfg.CallTimeout, e.exitHint())
+	}
+	return o
+}
+
+// faultedMessage waits until the transcript records fault (of the named
+// rule) and returns the message it acted on, as it reached the proxy.
+func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault string) (toolOutcome, error) {
 	for {
-		changed := e.tr.Changed()
-		entries := e.tr.Entries()
+		changed := tr.Changed()
+		entries := tr.Entries()
 		for _, f := range entries {
 			if f.Kind != faultproxy.EntryFault || f.Rule != rule || f.Fault != fault {
 				continue
@@ -201,14 +211,14 @@ func (h *H) lostReply(e *endpoint, rule, fault string) toolOutcome {
 			for _, m := range entries {
 				if m.Kind == faultproxy.EntryMessage && m.Dir == f.Dir && m.Seq == f.Seq && m.Stream == f.Stream {
 					raw := toReportEntry(m).Raw
-					return parseOutcome(clients.Message{Raw: raw, Env: jsonrpc.Parse(raw)})
+					return parseOutcome(clients.Message{Raw: raw, Env: jsonrpc.Parse(raw)}), nil
 				}
 			}
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			h.failServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.cfg.CallTimeout, e.exitHint())
+			return toolOutcome{}, ctx.Err()
 		}
 	}
 }
