@@ -289,10 +289,10 @@ func idemLostResponse(h *H) {
 	}
 	retry := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "retry after the lost response")
 	if retry.failed() {
-		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", clip(retry.msg.Raw))
+		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", string(retry.msg.Raw))
 	}
 	if n := h.executions(e, key); n != 1 {
-		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions (want 1): the effect ran again; retry answered %s", key, n, clip(retry.msg.Raw))
+		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions (want 1): the effect ran again; retry answered %s", key, n, string(retry.msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
 		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", clip(b), clip(a))
@@ -338,14 +338,14 @@ func idemKeyReuse(h *H) {
 	other[r.Key] = key
 	reuse := h.idemCall(e, e.newID(), r.Tool, other, "same key, other arguments")
 	if !reuse.failed() {
-		h.Failf("the same key %s with different arguments was accepted: %s (want an error or an isError result)", key, clip(reuse.msg.Raw))
+		h.Failf("the same key %s with different arguments was accepted: %s (want an error or an isError result)", key, string(reuse.msg.Raw))
 	}
 	if n2 := h.executions(e, key); n2 != n1 {
 		h.Failf("the refused call with a reused key still ran the effect: executions %v → %v", n1, n2)
 	}
 	replay := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "replay with the first arguments")
 	if replay.failed() {
-		h.Failf("after the refused reuse, a replay with the first arguments was refused: %s", clip(replay.msg.Raw))
+		h.Failf("after the refused reuse, a replay with the first arguments was refused: %s", string(replay.msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(replay); !bytes.Equal(a, b) {
 		h.Failf("after the refused reuse the stored result changed: the replay returned %s, the first call %s", clip(b), clip(a))
@@ -410,7 +410,7 @@ func idemConcurrent(h *H) {
 	n := h.executions(e1, key)
 	if n != 1 {
 		h.Failf("two calls with key %s from %s, released together by the proxy's barrier, ran the effect %v times (want 1); answers %s and %s",
-			key, how, n, clip(o1.msg.Raw), clip(o2.msg.Raw))
+			key, how, n, string(o1.msg.Raw), string(o2.msg.Raw))
 	}
 	// A caller told "in progress" (fail closed) must get the committed
 	// result when it retries with the same key.
@@ -420,7 +420,7 @@ func idemConcurrent(h *H) {
 			h.Notef("caller %d was refused while the other held the key (%s); it retried with the same key", i+1, clip(o.msg.Raw))
 			*o = h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "retry of the refused racing call")
 			if o.failed() {
-				h.Failf("caller %d never saw the committed result: its retry with the same key was refused too: %s", i+1, clip(o.msg.Raw))
+				h.Failf("caller %d never saw the committed result: its retry with the same key was refused too: %s", i+1, string(o.msg.Raw))
 			}
 		}
 	}
@@ -458,10 +458,10 @@ func idemRestart(h *H) {
 	e2 := h.idemConnect()
 	retry := h.idemCall(e2, e2.newID(), r.Tool, r.mutationArgs(key), "retry after the restart")
 	if retry.failed() {
-		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", clip(retry.msg.Raw))
+		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", string(retry.msg.Raw))
 	}
 	if n := h.executions(e2, key); n != 1 {
-		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v executions (want 1); retry answered %s", key, n, clip(retry.msg.Raw))
+		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v executions (want 1); retry answered %s", key, n, string(retry.msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
 		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", clip(b), clip(a))
@@ -471,7 +471,7 @@ func idemRestart(h *H) {
 		var obj map[string]any
 		_ = json.Unmarshal(o.structured, &obj)
 		if o.failed() || obj["found"] == false {
-			h.Failf("reconciliation by key failed after the restart: lookup %s answered %s", look.Tool, clip(o.msg.Raw))
+			h.Failf("reconciliation by key failed after the restart: lookup %s answered %s", look.Tool, string(o.msg.Raw))
 		}
 		h.Notef("lookup by key found it: %s", clip(resultBytes(o)))
 	}
@@ -486,7 +486,7 @@ func idemReplay(h *H) {
 	for i := 1; i <= 2; i++ {
 		o := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), fmt.Sprintf("replay %d", i))
 		if o.failed() {
-			h.Failf("replay %d with the same key and arguments was refused: %s", i, clip(o.msg.Raw))
+			h.Failf("replay %d with the same key and arguments was refused: %s", i, string(o.msg.Raw))
 		}
 		if a, b := resultBytes(first), resultBytes(o); !bytes.Equal(a, b) {
 			h.Failf("replay %d returned %s, the first call %s: replays must be byte-identical", i, clip(b), clip(a))
