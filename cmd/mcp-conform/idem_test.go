@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // TestBadIdempotencyManifests: a mutation role naming a tool the target
@@ -30,5 +32,24 @@ func TestBadIdempotencyManifests(t *testing.T) {
 				t.Errorf("a report was written (%d checks): no check may run on a bad manifest", len(r.report.Checks))
 			}
 		})
+	}
+}
+
+// TestCheckThenActCaughtEveryTime: the proxy's barrier makes the race of
+// IDEM-CONCURRENT deterministic — the check-then-act mutant fails it on
+// both transports on every run, not once in a while.
+func TestCheckThenActCaughtEveryTime(t *testing.T) {
+	limitParallel(t)
+	for i := 0; i < 5; i++ {
+		r := runCLI(t, runLimit, "run", "-q", "--mutant", "check-then-act", "--focus", "IDEM-CONCURRENT")
+		for _, tr := range []string{"stdio", "http"} {
+			c := r.checkOn(t, "IDEM-CONCURRENT", tr)
+			if c.Status != reports.Fail || !strings.Contains(c.Reason, "ran the effect 2 times") {
+				t.Fatalf("run %d, %s: %s %s", i+1, tr, c.Status, c.Reason)
+			}
+		}
+		if r.code != 1 {
+			t.Fatalf("run %d: exit %d, want 1", i+1, r.code)
+		}
 	}
 }
