@@ -245,7 +245,7 @@ func idemNaive(h *H) {
 		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
 	}
 	args := r.mutationArgs(newKey("naive-2"))
-	how := "a new id and a fresh key (the tool requires " + r.Key + ")"
+	how := "a new id and a fresh " + r.Key + ", which the tool requires"
 	if !required {
 		delete(args, r.Key)
 		how = "a new id and no key"

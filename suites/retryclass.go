@@ -96,7 +96,9 @@ func retryClasses(cfg *Config, tools map[string][]map[string]any, ev *runEvidenc
 					row.Evidence = append(row.Evidence, "the key does not make retries safe here: reconcile (lookup) before any retry")
 				} else {
 					row.Class = reports.Conditional
-					row.Evidence = append(row.Evidence, ev.idem[k][name]...)
+					proved := ev.idem[k][name]
+					row.Evidence = append(row.Evidence, proved...)
+					row.Evidence = append(row.Evidence, fmt.Sprintf("retry with the same %s: %d of %d ledger checks proved it in this run", mut.Key, len(proved), len(ledgerChecks)))
 				}
 			case ro:
 				row.Class = reports.Safe
