@@ -1,6 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,5 +57,61 @@ func TestCheckThenActCaughtEveryTime(t *testing.T) {
 		if r.code != 1 {
 			t.Fatalf("run %d: exit %d, want 1", i+1, r.code)
 		}
+	}
+}
+
+// TestFixtureLedgerFlag: two `mcp-conform fixture --ledger FILE` processes,
+// one after the other, share the ledger: the second finds the ticket the
+// first created and runs nothing again.
+func TestFixtureLedgerFlag(t *testing.T) {
+	ledger := filepath.Join(t.TempDir(), "ledger.db")
+	call := func(id int, tool string, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+	}
+	const create = `{"operation_key":"op-login-ticket-0001","title":"Cannot sign in"}`
+	// serve sends each line and waits for its answer before the next, then
+	// closes stdin (the server ends at EOF, cancelling calls in flight).
+	serve := func(lines ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary, "fixture", "--ledger", ledger)
+		cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(out)
+		var got strings.Builder
+		for _, l := range lines {
+			if _, err := io.WriteString(in, l+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			answer, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no answer to %s: %v", l, err)
+			}
+			got.WriteString(answer)
+		}
+		_ = in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("fixture: %v", err)
+		}
+		return got.String()
+	}
+	first := serve(call(1, "create_support_ticket", create))
+	second := serve(call(1, "create_support_ticket", create), call(2, "ticket_stats", `{"operation_key":"op-login-ticket-0001"}`))
+	if !strings.Contains(first, `"ticket_id":"T-0001"`) || !strings.Contains(second, `"ticket_id":"T-0001"`) {
+		t.Fatalf("first:\n%s\nsecond:\n%s", first, second)
+	}
+	if !strings.Contains(second, `"executions":1`) {
+		t.Fatalf("the second server ran the effect again:\n%s", second)
 	}
 }
