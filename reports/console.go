@@ -129,6 +129,7 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 		b.WriteString("no checks ran\n")
 	}
 	b.WriteByte('\n')
+	writeRetryClasses(&b, r.RetryClasses, opts.Verbose)
 
 	s := Summarize(r.Checks)
 	fmt.Fprintf(&b, "%s %d  %s %d  %s %d  %s %d  %s %d\n",

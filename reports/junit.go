@@ -163,13 +163,7 @@ func suiteProps(r *Report) *junitProps {
 	add("url", r.Target.URL)
 	add("tool", strings.TrimSpace(r.Tool.Name+" "+r.Tool.Version))
 	add("schema", SchemaV1)
-	for _, tc := range r.RetryClasses {
-		v := string(tc.Class)
-		if tc.Key != "" {
-			v += " key=" + tc.Key
-		}
-		add("retryClass:"+tc.Target+"/"+tc.Tool, v)
-	}
+	props = append(props, retryClassProps(r.RetryClasses)...)
 	if b := r.Baseline; b != nil {
 		add("baseline", orDefault(b.File, "-"))
 		add("baseline.expected", strconv.Itoa(b.Expected))

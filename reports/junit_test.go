@@ -313,8 +313,8 @@ func TestWriteJUnitRunDetails(t *testing.T) {
 		props[p.Name] = p.Value
 	}
 	for k, v := range map[string]string{
-		"retryClass:reference/open_ticket": "Conditional key=operation_key",
-		"retryClass:reference/lookup":      "Safe",
+		"retryClass reference open_ticket": "Conditional (key operation_key): manifest mutation role",
+		"retryClass reference lookup":      "Safe",
 		"baseline":                         "baseline.yaml",
 		"baseline.expected":                "1",
 		"baseline.stale":                   "PROGRESS-C",

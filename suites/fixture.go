@@ -23,6 +23,10 @@ const (
 	fixtureHTTPEnv       = "MCP_CONFORM_FIXTURE_HTTP"
 	fixtureHeartbeatEnv  = "MCP_CONFORM_FIXTURE_HEARTBEAT"
 	fixtureSessionTTLEnv = "MCP_CONFORM_FIXTURE_SESSION_TTL"
+	// FixtureLedgerEnv names the SQLite ledger file of the reference
+	// server's keyed mutation tools: servers given the same file share it,
+	// and a restarted server finds it again (empty: a private file).
+	FixtureLedgerEnv = "MCP_CONFORM_FIXTURE_LEDGER"
 )
 
 // referenceSessionTTL is the idle expiry of the built-in HTTP target's 2025
@@ -71,7 +75,8 @@ func serveFixtureHTTP(mutant, addr string, heartbeat, sessionTTL time.Duration) 
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat, SessionTTL: sessionTTL}
+	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat, SessionTTL: sessionTTL,
+		Ledger: os.Getenv(FixtureLedgerEnv)}
 	err := fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
 	if errors.Is(err, fixtures.ErrCrash) {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
@@ -93,7 +98,7 @@ func ServeFixture(mutant string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fixtures.Serve(ctx, os.Stdin, os.Stdout, fixtures.Options{Mutant: mutant, Stderr: os.Stderr})
+	err := fixtures.Serve(ctx, os.Stdin, os.Stdout, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Ledger: os.Getenv(FixtureLedgerEnv)})
 	switch {
 	case errors.Is(err, fixtures.ErrCrash):
 		return 3
@@ -122,7 +127,9 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 		Roles: map[string]Role{
 			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
-			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
+			"silent":   {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
+			"mutation": referenceMutationRole(),
+			"lookup":   {Tool: "lookup_ticket"},
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		Env: map[string]string{
@@ -130,6 +137,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			fixtureHTTPEnv:       "127.0.0.1:{port}",
 			fixtureHeartbeatEnv:  referenceHeartbeat.String(),
 			fixtureSessionTTLEnv: referenceSessionTTL.String(),
+			FixtureLedgerEnv:     TmpDirPlaceholder + "/ledger.db",
 		},
 	}
 }
@@ -143,10 +151,21 @@ func ReferenceManifest(mutant string) *Manifest {
 		Command:   []string{"mcp-conform", "fixture"},
 		Restart:   true,
 		Roles: map[string]Role{
-			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"slow":     {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"mutation": referenceMutationRole(),
+			"lookup":   {Tool: "lookup_ticket"},
 		},
-		Env: map[string]string{fixtureEnv: fixtureValue(mutant)},
+		Env: map[string]string{fixtureEnv: fixtureValue(mutant), FixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
+}
+
+// referenceMutationRole is the keyed mutation of the reference server:
+// create_support_ticket, keyed by operation_key, with ticket_stats as the
+// probe of how many times the effect ran.
+func referenceMutationRole() Role {
+	return Role{Tool: "create_support_ticket", Key: "operation_key",
+		Arguments: map[string]any{"title": "Cannot sign in"},
+		Probe:     map[string]any{"tool": "ticket_stats", "field": "executions"}}
 }
 
 func fixtureValue(mutant string) string {

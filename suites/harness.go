@@ -35,6 +35,9 @@ var (
 type probeResult struct {
 	session clients.Session
 	err     error
+	// tools is what tools/list gave at the probe (nil when it failed):
+	// the rows of the retry-class table.
+	tools []map[string]any
 }
 
 // Configure sets the target of the next run and forgets earlier results.
@@ -44,6 +47,7 @@ func Configure(c *Config, onResult func(reports.Check)) {
 	defer cfgMu.Unlock()
 	current = c.withDefaults()
 	probed = map[*Manifest]*probeResult{}
+	evidence = newRunEvidence()
 	results = nil
 	onCheck = onResult
 }
@@ -84,29 +88,37 @@ func probe(ctx context.Context, cfg *Config, target *Manifest) (clients.Session,
 	if p != nil {
 		return p.session, p.err
 	}
-	sess, err := probeTarget(ctx, cfg, target)
+	sess, tools, err := probeTarget(ctx, cfg, target)
 	cfgMu.Lock()
-	probed[target] = &probeResult{session: sess, err: err}
+	probed[target] = &probeResult{session: sess, err: err, tools: tools}
 	cfgMu.Unlock()
 	return sess, err
 }
 
-// probeTarget starts the target, negotiates and stops it.
-func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, error) {
+// probeListWait bounds the probe's tools/list: a server that negotiates
+// but does not list its tools only loses its retry-class table.
+const probeListWait = 2 * time.Second
+
+// probeTarget starts the target, negotiates, lists its tools (for the
+// retry-class table; a failure there is not an error) and stops it.
+func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, []map[string]any, error) {
+	d := min(cfg.OpTimeout, probeListWait)
 	if target.Transport == "http" {
 		conn, err := startHTTPConn(ctx, cfg, target, nil, clients.Session{}, nil)
 		if err != nil {
-			return clients.Session{}, err
+			return clients.Session{}, nil, err
 		}
 		defer conn.close()
-		return conn.W.Session(), nil
+		tools, _ := httpEndpoint(ctx, conn, conn.W).listTools(ctx, d)
+		return conn.W.Session(), tools, nil
 	}
 	conn, err := startConn(ctx, cfg, target, nil, clients.Session{}, nil)
 	if err != nil {
-		return clients.Session{}, err
+		return clients.Session{}, nil, err
 	}
 	defer conn.close()
-	return conn.W.Session(), nil
+	tools, _ := stdioEndpoint(conn).listTools(ctx, d)
+	return conn.W.Session(), tools, nil
 }
 
 // startError is a failure to start or negotiate with a target, with the
@@ -161,6 +173,11 @@ type H struct {
 	notes   []string
 	// startTranscript is the failed start of the target, when it failed.
 	startTranscript []reports.Entry
+	// tmp is the check's private directory (TmpDirPlaceholder), if made.
+	tmp string
+	// extra are connections a check opened besides conns and hconns (a
+	// second HTTP session), closed with them.
+	extra []func()
 }
 
 // Conn is one connection to the target: a server process behind a fault
@@ -173,6 +190,9 @@ type Conn struct {
 	h    *H
 	WS   *faultproxy.WebSocket
 	Proc *faultproxy.Process
+	// cleanup removes what the connection alone needed (a probe's
+	// private directory).
+	cleanup func()
 }
 
 // define declares the Ginkgo specs of a check, one per target it applies
@@ -257,6 +277,12 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 	}
 	for _, conn := range h.hconns {
 		conn.close()
+	}
+	for _, f := range h.extra {
+		f()
+	}
+	if h.tmp != "" {
+		_ = os.RemoveAll(h.tmp)
 	}
 	res.Transcript = h.transcript()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
@@ -427,11 +453,22 @@ func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 // startConn starts the target, installs rules and negotiates: with a known
 // session it forces that version, otherwise it probes.
 func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
+	target, cleanup, err := expandTarget(target, h)
+	if err != nil {
+		return nil, err
+	}
 	if target.Transport == "websocket" {
-		return startWSConn(ctx, cfg, target, rules, sess, h)
+		c, err := startWSConn(ctx, cfg, target, rules, sess, h)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		c.cleanup = cleanup
+		return c, nil
 	}
 	argv, env, err := resolveCommand(target)
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
 	rs := faultproxy.NewRules()
@@ -444,9 +481,10 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	}
 	link, err := faultproxy.StartStdio(context.Background(), opts)
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
-	c := &Conn{Link: link, W: clients.NewWire(link.Client(), clients.WireOptions{ClientName: "mcp-conform"}), h: h}
+	c := &Conn{Link: link, W: clients.NewWire(link.Client(), clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
@@ -521,6 +559,9 @@ func (c *Conn) close() {
 	}
 	if c.Proc != nil {
 		c.Proc.Close(2 * time.Second)
+	}
+	if c.cleanup != nil {
+		c.cleanup()
 	}
 }
 

@@ -24,6 +24,8 @@ type HConn struct {
 	Proxy *faultproxy.HTTP
 	W     *clients.HTTPWire
 	h     *H
+	// cleanup removes what the connection alone needed.
+	cleanup func()
 }
 
 // ConnectHTTP starts the HTTP target (when it has a command) behind a new
@@ -88,9 +90,14 @@ func ephemeralLow() int {
 
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
 	tr := faultproxy.NewTranscript(nil)
-	c := &HConn{h: h}
+	target, cleanup, err := expandTarget(target, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &HConn{h: h, cleanup: cleanup}
 	proc, endpoint, err := startTargetProcess(ctx, cfg, target, tr)
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
 	c.Proc = proc
@@ -184,6 +191,9 @@ func (c *HConn) close() {
 	}
 	if c.Proc != nil {
 		c.Proc.Close(2 * time.Second)
+	}
+	if c.cleanup != nil {
+		c.cleanup()
 	}
 }
 

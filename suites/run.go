@@ -189,7 +189,18 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 // BuildReport assembles the report of the checks recorded so far in this
 // process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
-	return buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+	r := buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+	cfgMu.Lock()
+	tools := map[string][]map[string]any{}
+	for m, p := range probed {
+		if p != nil && p.tools != nil && tools[classKey(m)] == nil {
+			tools[classKey(m)] = p.tools
+		}
+	}
+	ev := evidence
+	cfgMu.Unlock()
+	r.RetryClasses = retryClasses(cfg, tools, ev, r.Checks)
+	return r
 }
 
 // BuildReportFromGinkgo assembles the report from a Ginkgo suite report, as

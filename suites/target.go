@@ -101,6 +101,14 @@ func (m *Manifest) Validate() error {
 			return fmt.Errorf("role %s: no tool", name)
 		}
 	}
+	if r, ok := m.Roles["mutation"]; ok {
+		if r.Key == "" {
+			return errors.New("role mutation: no key (the argument that carries the idempotency key)")
+		}
+		if _, err := r.probe(); err != nil {
+			return fmt.Errorf("role mutation: %w", err)
+		}
+	}
 	if m.Name == "" {
 		m.Name = strings.Join(m.Command, " ")
 		if m.Name == "" {

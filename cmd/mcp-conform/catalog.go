@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -88,7 +89,7 @@ func newExplainCmd() *cobra.Command {
 }
 
 func newFixtureCmd() *cobra.Command {
-	var mutant, httpAddr, wsAddr string
+	var mutant, httpAddr, wsAddr, ledger string
 	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
@@ -111,6 +112,11 @@ stdio message rules.`,
 			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
+			}
+			if ledger != "" {
+				if err := os.Setenv(suites.FixtureLedgerEnv, ledger); err != nil {
+					return fmt.Errorf("--ledger: %w", err)
+				}
 			}
 			if wsAddr != "" {
 				if httpAddr != "" {
@@ -138,5 +144,6 @@ stdio message rules.`,
 	cmd.Flags().StringVar(&wsAddr, "ws", "", "serve JSON-RPC over WebSocket on this address (one message per text frame, one session per connection; the endpoint ws://ADDR/mcp is printed once listening)")
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks")
+	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+suites.FixtureLedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }

@@ -112,6 +112,21 @@ var mutantCases = []mutantCase{
 		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
 	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
 		mayAlso: []string{"RECONNECT-RESUME-LIVE"}}, // cancelled work has no live events to resume, when the cancel wins the race with the resume
+	// A server that ignores the key breaks every ledger clause at once.
+	{mutant: "no-idempotency", want: reports.Fail, evidence: "the effect ran again",
+		also: []string{"IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART", "IDEM-REPLAY-IDENTICAL", "IDEM-ANNOTATION"}},
+	{mutant: "key-without-fingerprint", want: reports.Fail, evidence: "with different arguments was accepted"},
+	{mutant: "key-without-fingerprint", spec: "2025-11-25", want: reports.Fail, evidence: "with different arguments was accepted"},
+	{mutant: "check-then-act", want: reports.Fail, evidence: "released together by the proxy's barrier, ran the effect 2 times"},
+	{mutant: "check-then-act", spec: "2025-11-25", want: reports.Fail, evidence: "released together by the proxy's barrier, ran the effect 2 times"},
+	// Two stdio processes do not share memory: the race check sees it too
+	// there; two HTTP sessions share one process and pass.
+	{mutant: "memory-ledger", want: reports.Fail, evidence: "ran the effect again",
+		mayAlso: []string{"IDEM-CONCURRENT"}},
+	// Every check that compares a replay with the first result sees it.
+	{mutant: "mutable-replay", want: reports.Fail, evidence: "replays must be byte-identical",
+		also: []string{"IDEM-LOST-RESPONSE", "IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART"}},
+	{mutant: "annotation-lies", want: reports.Warn, evidence: "annotates append_note idempotentHint: true"},
 }
 
 // TestEveryMutantIsCaught runs the whole catalog against each mutant: the

@@ -201,6 +201,9 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	if selected == 0 {
 		return usageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
 	}
+	if err := suites.ValidateRoles(cmd.Context(), cfg); err != nil {
+		return usageError{err}
+	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	errColor := useColor(f.color, stderr)
 	if !f.quiet {

@@ -1,0 +1,595 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The ledger clauses are not in the MCP specification, which leaves
+// idempotency to the application (tools are model-controlled calls; a
+// JSON-RPC id only correlates one request with its response). They are the
+// seeds' reading: the French lesson's failure table (MutationLedger) and the
+// Chinese article's reliability sidecar (operation key, atomic claim,
+// claimed → completed → verified, reconcile before retry, fail closed).
+const (
+	seedLesson  = "seeds/000_a0534be125a2219a.txt"
+	seedSidecar = "seeds/003_a87572a896abb13e.txt"
+	toolsPage   = "specification/VERSION/server/tools.mdx"
+)
+
+// idemRule is a seed clause, the same in every protocol version.
+func idemRule(level reports.Level, spec, clause string) map[string]Rule {
+	return sameRule(Rule{Level: level, Spec: spec, Clause: clause + " (the seed's reading; MCP leaves idempotency to the application)"}, allVersions...)
+}
+
+var (
+	checkIdemNaive = register(&Check{
+		ID:    "IDEM-NAIVE",
+		Title: "baseline: a naive retry (new id, no key or a fresh key) after a lost response, and how often the effect ran",
+		How: "Drops the response to a call of the mutation tool, then retries the way a naive client does: a new JSON-RPC id and no " +
+			"operation key (a fresh key when the tool requires one). Reports how many times the probe says the effect ran. " +
+			"Informational: a JSON-RPC id only correlates messages, so the server cannot know the retry is the same intent; " +
+			"the check never fails the server for it (it PASSes with the observation in its reason).",
+		Rules: idemRule(reports.Should, seedLesson,
+			"New RPC id treated as deduplication: a charge, deployment or deletion runs twice — add a durable application idempotency key. Informational: it shows the target's baseline"),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+	checkIdemLost = register(&Check{
+		ID:    "IDEM-LOST-RESPONSE",
+		Title: "after a lost response, a retry with a new id and the same key returns the same result and the effect runs once",
+		How: "The proxy drops the server's response to a keyed call of the mutation tool (the server committed and sent it). The " +
+			"client retries with a new JSON-RPC id, the same operation key and identical arguments: the result must be the one " +
+			"the lost response carried (byte for byte, from the transcript) and the probe must count one execution.",
+		Rules: idemRule(reports.Must, seedSidecar,
+			"Reuse the same operation key for the same intended action: a retry finds the original claim and returns the existing ticket (T-0001) instead of creating another (T-0002)"),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+	checkIdemKeyReuse = register(&Check{
+		ID:    "IDEM-KEY-REUSE",
+		Title: "the same key with different arguments is rejected, runs nothing, and leaves the stored result unchanged",
+		How: "Calls the mutation tool with a key, then with the same key and changed arguments: the second call must be refused " +
+			"(a JSON-RPC error or an isError result), the probe must show no new execution, and a replay with the first " +
+			"arguments must still return the first result.",
+		Rules: idemRule(reports.Must, seedSidecar,
+			"If the same key is already bound to a different input the call must be rejected (OperationKeyConflict): returning an earlier result for changed input hides a contract error; store and compare an argument fingerprint"),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+	checkIdemConcurrent = register(&Check{
+		ID:    "IDEM-CONCURRENT",
+		Title: "two connections racing one key produce one execution, and both callers see the committed result",
+		How: "Opens two independent connections (stdio: two server processes sharing the target's storage; HTTP: two sessions), " +
+			"sends the same keyed call on each, and holds both in the proxy until both have arrived (a barrier), then releases " +
+			"them together. The probe must count one execution and both answers must carry the same result.",
+		Rules: idemRule(reports.Must, seedSidecar,
+			"The claim must be saved by one atomic database operation: two workers must never both see an empty record and both become the owner; an in-process lock is not enough when another server instance may take the retry"),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+	checkIdemRestart = register(&Check{
+		ID:    "IDEM-RESTART",
+		Title: "a server killed between its commit and its response returns the stored result after a restart, and reconciles by key",
+		How: "SIGKILLs the server when its response to a keyed call of the mutation tool reaches the proxy (the effect is " +
+			"committed, the client never gets the answer), starts the server again, and retries with a new id and the same " +
+			"key: the stored result must come back and the probe must count one execution; the lookup role, when declared, " +
+			"must find the operation by its key. Needs restart: true (HTTP: a command to restart).",
+		Rules: idemRule(reports.Must, seedSidecar,
+			"Remember enough state to recover after a crash; an in-memory ledger forgets prior commits on restart (use shared durable storage); reconcile a lost response by key against the system that owns the result before any retry"),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+	checkIdemReplay = register(&Check{
+		ID:    "IDEM-REPLAY-IDENTICAL",
+		Title: "every replay of a keyed call returns the same structured content, byte for byte",
+		How:   "Calls the mutation tool with a key, then replays the call twice (new ids, same key and arguments): each replay's structuredContent must equal the first, byte for byte.",
+		Rules: idemRule(reports.Must, seedLesson,
+			"Stored mutable result returned directly: caller mutation corrupts later replays — serialize committed results and return defensive copies"),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+	checkIdemAnnotation = register(&Check{
+		ID:    "IDEM-ANNOTATION",
+		Title: "a tool annotated idempotentHint: true does not run its effect again when called twice with the same arguments",
+		How: "For every tool tools/list annotates idempotentHint: true (and not readOnlyHint: true), calls it twice with the same " +
+			"arguments (the mutation role's, with one key; otherwise arguments built from its input schema) and reads the " +
+			"probe's execution count (per key, or the total) after each call: the second call must add nothing. WARN: " +
+			"annotations are hints, and the report says when they lie.",
+		Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage,
+			Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers"},
+			allVersions...),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"mutation"},
+	})
+)
+
+func registerIdem() {
+	ginkgo.Describe("IDEM", ginkgo.Label("area:idem"), func() {
+		define(checkIdemNaive, idemNaive)
+		define(checkIdemLost, idemLostResponse)
+		define(checkIdemKeyReuse, idemKeyReuse)
+		define(checkIdemConcurrent, idemConcurrent)
+		define(checkIdemRestart, idemRestart)
+		define(checkIdemReplay, idemReplay)
+		define(checkIdemAnnotation, idemAnnotation)
+	})
+}
+
+// Fixed request ids the IDEM checks' fault rules match.
+var (
+	idFirst = jsonrpc.StringID("idem-first")
+	idRace  = jsonrpc.StringID("idem-race")
+)
+
+// idemConnect opens a connection to the target (a new server process when
+// the target has a command) with rules installed first.
+func (h *H) idemConnect(rules ...faultproxy.Rule) *endpoint {
+	if h.target.Transport == "http" {
+		c := h.ConnectHTTP(rules...)
+		return httpEndpoint(h.ctx, c, c.W)
+	}
+	return stdioEndpoint(h.Connect(rules...))
+}
+
+// call calls tool and ends the check when the server does not answer.
+func (h *H) idemCall(e *endpoint, id jsonrpc.ID, tool string, args map[string]any, what string) toolOutcome {
+	o, err := e.callTool(h.ctx, h.cfg.CallTimeout, id, tool, args)
+	if err != nil {
+		h.failServer("%s: %v", what, err)
+	}
+	return o
+}
+
+// mutate calls the mutation role with key; a refusal is an ERROR (the
+// role does not work as declared, so nothing can be checked).
+func (h *H) mutate(e *endpoint, id jsonrpc.ID, key, what string) toolOutcome {
+	r := h.Role("mutation")
+	o := h.idemCall(e, id, r.Tool, r.mutationArgs(key), what)
+	if o.failed() {
+		h.Errorf("%s: the mutation role's call was refused, so the check cannot run: %s", what, clip(o.msg.Raw))
+	}
+	return o
+}
+
+// executions reads the probe's count for key (or the total for "").
+func (h *H) executions(e *endpoint, key string) float64 {
+	n, o, err := e.count(h.ctx, h.cfg.CallTimeout, h.Role("mutation"), key)
+	if err != nil {
+		if o.msg.Raw == nil {
+			h.failServer("probe: %v", err)
+		}
+		h.Errorf("probe: %v", err)
+	}
+	return n
+}
+
+// resultBytes is what a replay must reproduce: the structured content as
+// it was on the wire, or the text content when there is none.
+func resultBytes(o toolOutcome) []byte {
+	if len(o.structured) > 0 {
+		return o.structured
+	}
+	return []byte(o.content)
+}
+
+// lostReply waits until the proxy applied fault (of the named rule) to a
+// message, and returns that message as the server sent it: the response
+// the client never saw, read from the transcript.
+func (h *H) lostReply(e *endpoint, rule, fault string) toolOutcome {
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+	defer cancel()
+	o, err := faultedMessage(ctx, e.tr, rule, fault)
+	if err != nil {
+		h.failServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.cfg.CallTimeout, e.exitHint())
+	}
+	return o
+}
+
+// faultedMessage waits until the transcript records fault (of the named
+// rule) and returns the message it acted on, as it reached the proxy.
+func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault string) (toolOutcome, error) {
+	for {
+		changed := tr.Changed()
+		entries := tr.Entries()
+		for _, f := range entries {
+			if f.Kind != faultproxy.EntryFault || f.Rule != rule || f.Fault != fault {
+				continue
+			}
+			for _, m := range entries {
+				if m.Kind == faultproxy.EntryMessage && m.Dir == f.Dir && m.Seq == f.Seq && m.Stream == f.Stream {
+					raw := toReportEntry(m).Raw
+					return parseOutcome(clients.Message{Raw: raw, Env: jsonrpc.Parse(raw)}), nil
+				}
+			}
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return toolOutcome{}, ctx.Err()
+		}
+	}
+}
+
+func idemNaive(h *H) {
+	r := h.Role("mutation")
+	e := h.idemConnect(faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
+	tools, err := e.listTools(h.ctx, h.cfg.OpTimeout)
+	if err != nil {
+		h.failServer("%v", err)
+	}
+	tool, _ := findTool(tools, r.Tool)
+	required := false
+	if s, ok := tool["inputSchema"].(map[string]any); ok {
+		req, _ := s["required"].([]any)
+		required = slices.Contains(req, any(r.Key))
+	}
+	key1 := newKey("naive-1")
+	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key1)); err != nil {
+		h.failServer("%v", err)
+	}
+	first := h.lostReply(e, "lose-response", "drop")
+	if first.failed() {
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
+	}
+	args := r.mutationArgs(newKey("naive-2"))
+	how := "a new id and a fresh " + r.Key + ", which the tool requires"
+	if !required {
+		delete(args, r.Key)
+		how = "a new id and no key"
+	}
+	total0 := -1.0
+	if !required {
+		n, _, err := e.count(h.ctx, h.cfg.CallTimeout, r, "")
+		if err != nil {
+			h.Skip("the probe gives no total without a key, so a keyless retry cannot be counted: " + err.Error())
+		}
+		total0 = n
+	}
+	retry := h.idemCall(e, e.newID(), r.Tool, args, "naive retry")
+	if retry.failed() {
+		h.Notef("baseline: the naive retry (%s) was refused: %s", how, clip(retry.msg.Raw))
+		return
+	}
+	var ran float64
+	if required {
+		ran = h.executions(e, key1) + h.executions(e, args[r.Key].(string))
+	} else {
+		ran = h.executions(e, key1) + h.executions(e, "") - total0
+	}
+	if ran > 1 {
+		h.Notef("baseline: after a lost response, a naive retry (%s) ran the effect again: %v executions for one intent — clients must retry with the same key", how, ran)
+		return
+	}
+	h.Notef("baseline: after a lost response, a naive retry (%s) did not run the effect again (%v execution)", how, ran)
+}
+
+func idemLostResponse(h *H) {
+	r := h.Role("mutation")
+	e := h.idemConnect(faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
+	key := newKey("lost")
+	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key)); err != nil {
+		h.failServer("%v", err)
+	}
+	first := h.lostReply(e, "lose-response", "drop")
+	if first.failed() {
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
+	}
+	retry := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "retry after the lost response")
+	if retry.failed() {
+		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", string(retry.msg.Raw))
+	}
+	if n := h.executions(e, key); n != 1 {
+		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions (want 1): the effect ran again; retry answered %s", key, n, string(retry.msg.Raw))
+	}
+	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
+		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", clip(b), clip(a))
+	}
+	h.Notef("1 execution; the retry returned the lost response's result %s", clip(resultBytes(retry)))
+	h.recordIdem(r.Tool, "IDEM-LOST-RESPONSE: a retry after a lost response returned the stored result, 1 execution")
+}
+
+// changedArgs changes every argument of the role but the key: strings get
+// a suffix, numbers one more, booleans flip. ok is false when there is
+// nothing to change.
+func changedArgs(r Role, key string) (map[string]any, bool) {
+	args := r.mutationArgs(key)
+	changed := false
+	for k, v := range args {
+		if k == r.Key {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			args[k], changed = v+" (changed by mcp-conform)", true
+		case int:
+			args[k], changed = v+1, true
+		case float64:
+			args[k], changed = v+1, true
+		case bool:
+			args[k], changed = !v, true
+		}
+	}
+	return args, changed
+}
+
+func idemKeyReuse(h *H) {
+	r := h.Role("mutation")
+	other, ok := changedArgs(r, "")
+	if !ok {
+		h.Skip("the mutation role's arguments have nothing but the key to change (give it a string, number or boolean argument)")
+	}
+	e := h.idemConnect()
+	key := newKey("reuse")
+	first := h.mutate(e, e.newID(), key, "first call")
+	n1 := h.executions(e, key)
+	other[r.Key] = key
+	reuse := h.idemCall(e, e.newID(), r.Tool, other, "same key, other arguments")
+	if !reuse.failed() {
+		h.Failf("the same key %s with different arguments was accepted: %s (want an error or an isError result)", key, string(reuse.msg.Raw))
+	}
+	if n2 := h.executions(e, key); n2 != n1 {
+		h.Failf("the refused call with a reused key still ran the effect: executions %v → %v", n1, n2)
+	}
+	replay := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "replay with the first arguments")
+	if replay.failed() {
+		h.Failf("after the refused reuse, a replay with the first arguments was refused: %s", string(replay.msg.Raw))
+	}
+	if a, b := resultBytes(first), resultBytes(replay); !bytes.Equal(a, b) {
+		h.Failf("after the refused reuse the stored result changed: the replay returned %s, the first call %s", clip(b), clip(a))
+	}
+	h.recordIdem(r.Tool, "IDEM-KEY-REUSE: the same key with other arguments was refused")
+}
+
+// secondSession opens a second, independent HTTP session (its own
+// negotiation) through the connection's proxy.
+func (h *H) secondSession(c *HConn) *clients.HTTPWire {
+	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
+	h.extra = append(h.extra, func() { _ = w.Close() })
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	if err := settle(ctx, w, h.cfg, h.target, h.session); err != nil {
+		h.failServer("second session: %v%s", err, c.exitHint())
+	}
+	return w
+}
+
+func idemConcurrent(h *H) {
+	r := h.Role("mutation")
+	barrier := faultproxy.NewBarrier(2, h.cfg.OpTimeout)
+	rule := faultproxy.Rule{Name: "race", Match: faultproxy.Match{Dir: faultproxy.ClientToServer, ID: idRace}, Fault: barrier}
+	var e1, e2 *endpoint
+	how := "two server processes sharing the target's storage"
+	if h.target.Transport == "http" {
+		c := h.ConnectHTTP(rule)
+		e1, e2 = httpEndpoint(h.ctx, c, c.W), httpEndpoint(h.ctx, c, h.secondSession(c))
+		how = "two HTTP sessions"
+	} else {
+		e1, e2 = h.idemConnect(rule), h.idemConnect(rule)
+	}
+	key := newKey("race")
+	// Each call is sent and awaited on its own goroutine: an HTTP request
+	// is not sent back until the barrier releases it, and both must reach
+	// the barrier.
+	type answer struct {
+		o   toolOutcome
+		err error
+	}
+	answers := [2]chan answer{make(chan answer, 1), make(chan answer, 1)}
+	for i, e := range []*endpoint{e1, e2} {
+		go func() {
+			w, err := e.startTool(h.ctx, idRace, r.Tool, r.mutationArgs(key))
+			if err != nil {
+				answers[i] <- answer{err: err}
+				return
+			}
+			o, err := e.await(h.ctx, h.cfg.CallTimeout, w)
+			answers[i] <- answer{o, err}
+		}()
+	}
+	a1, a2 := <-answers[0], <-answers[1]
+	if a1.err != nil || a2.err != nil {
+		h.failServer("a racing call got no answer: %v %v", a1.err, a2.err)
+	}
+	o1, o2 := a1.o, a2.o
+	if barrier.Arrived() < 2 {
+		h.Errorf("the proxy's barrier saw %d of the 2 racing calls", barrier.Arrived())
+	}
+	n := h.executions(e1, key)
+	if n != 1 {
+		h.Failf("two calls with key %s from %s, released together by the proxy's barrier, ran the effect %v times (want 1); answers %s and %s",
+			key, how, n, string(o1.msg.Raw), string(o2.msg.Raw))
+	}
+	// A caller told "in progress" (fail closed) must get the committed
+	// result when it retries with the same key.
+	for i, o := range []*toolOutcome{&o1, &o2} {
+		if o.failed() {
+			e := []*endpoint{e1, e2}[i]
+			h.Notef("caller %d was refused while the other held the key (%s); it retried with the same key", i+1, clip(o.msg.Raw))
+			*o = h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "retry of the refused racing call")
+			if o.failed() {
+				h.Failf("caller %d never saw the committed result: its retry with the same key was refused too: %s", i+1, string(o.msg.Raw))
+			}
+		}
+	}
+	if a, b := resultBytes(o1), resultBytes(o2); !bytes.Equal(a, b) {
+		h.Failf("the two racing callers saw different results: %s and %s", clip(a), clip(b))
+	}
+	h.Notef("%s released together: 1 execution, both saw %s", how, clip(resultBytes(o1)))
+	h.recordIdem(r.Tool, "IDEM-CONCURRENT: two racing connections, 1 execution")
+}
+
+func idemRestart(h *H) {
+	r := h.Role("mutation")
+	switch {
+	case !h.target.Restart:
+		h.Skip("the target manifest does not declare restart: true")
+	case len(h.target.Command) == 0:
+		h.Skip("the target has no command to start it again (a --url target)")
+	}
+	e1 := h.idemConnect(faultproxy.Rule{Name: "kill-on-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Crash{}})
+	key := newKey("restart")
+	if _, err := e1.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key)); err != nil {
+		h.failServer("%v", err)
+	}
+	first := h.lostReply(e1, "kill-on-response", "crash")
+	if first.failed() {
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
+	}
+	if e1.exited != nil {
+		select {
+		case <-e1.exited:
+		case <-time.After(h.cfg.OpTimeout):
+			h.Errorf("the server did not exit within %s of SIGKILL", h.cfg.OpTimeout)
+		}
+	}
+	e2 := h.idemConnect()
+	retry := h.idemCall(e2, e2.newID(), r.Tool, r.mutationArgs(key), "retry after the restart")
+	if retry.failed() {
+		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", string(retry.msg.Raw))
+	}
+	if n := h.executions(e2, key); n != 1 {
+		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v executions (want 1); retry answered %s", key, n, string(retry.msg.Raw))
+	}
+	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
+		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", clip(b), clip(a))
+	}
+	if look, ok := h.target.Roles["lookup"]; ok {
+		o := h.idemCall(e2, e2.newID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
+		var obj map[string]any
+		_ = json.Unmarshal(o.structured, &obj)
+		if o.failed() || obj["found"] == false {
+			h.Failf("reconciliation by key failed after the restart: lookup %s answered %s", look.Tool, string(o.msg.Raw))
+		}
+		h.Notef("lookup by key found it: %s", clip(resultBytes(o)))
+	}
+	h.recordIdem(r.Tool, "IDEM-RESTART: the stored result survived a SIGKILL between commit and response")
+}
+
+func idemReplay(h *H) {
+	r := h.Role("mutation")
+	e := h.idemConnect()
+	key := newKey("replay")
+	first := h.mutate(e, e.newID(), key, "first call")
+	for i := 1; i <= 2; i++ {
+		o := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), fmt.Sprintf("replay %d", i))
+		if o.failed() {
+			h.Failf("replay %d with the same key and arguments was refused: %s", i, string(o.msg.Raw))
+		}
+		if a, b := resultBytes(first), resultBytes(o); !bytes.Equal(a, b) {
+			h.Failf("replay %d returned %s, the first call %s: replays must be byte-identical", i, clip(b), clip(a))
+		}
+	}
+	h.recordIdem(r.Tool, "IDEM-REPLAY-IDENTICAL: replays byte-identical")
+}
+
+// sampleArgs builds arguments for a tool from its input schema: each
+// required property gets a plain value of its type. ok is false when a
+// required property has a type it cannot fill.
+func sampleArgs(tool map[string]any) (map[string]any, bool) {
+	s, _ := tool["inputSchema"].(map[string]any)
+	props, _ := s["properties"].(map[string]any)
+	req, _ := s["required"].([]any)
+	args := map[string]any{}
+	for _, name := range req {
+		n, _ := name.(string)
+		p, _ := props[n].(map[string]any)
+		switch p["type"] {
+		case "string":
+			v := "mcp-conform annotation check"
+			if ml, ok := p["minLength"].(float64); ok && int(ml) > len(v) {
+				v += strings.Repeat("x", int(ml)-len(v))
+			}
+			args[n] = v
+		case "integer", "number":
+			v := 1.0
+			if m, ok := p["minimum"].(float64); ok {
+				v = m
+			}
+			args[n] = v
+		case "boolean":
+			args[n] = false
+		default:
+			return nil, false
+		}
+	}
+	return args, true
+}
+
+func idemAnnotation(h *H) {
+	r := h.Role("mutation")
+	e := h.idemConnect()
+	tools, err := e.listTools(h.ctx, h.cfg.OpTimeout)
+	if err != nil {
+		h.failServer("%v", err)
+	}
+	var lies, checked []string
+	for _, t := range tools {
+		name, _ := t["name"].(string)
+		idem, _ := annotation(t, "idempotentHint")
+		ro, _ := annotation(t, "readOnlyHint")
+		if !idem || ro {
+			continue
+		}
+		var args map[string]any
+		key := ""
+		if name == r.Tool {
+			key = newKey("annotation")
+			args = r.mutationArgs(key)
+		} else {
+			var ok bool
+			if args, ok = sampleArgs(t); !ok {
+				h.Notef("%s: cannot build arguments from its input schema; not checked", name)
+				continue
+			}
+			if _, _, err := e.count(h.ctx, h.cfg.CallTimeout, r, ""); err != nil {
+				h.Notef("%s: the probe gives no total without a key, so its effects cannot be observed; not checked", name)
+				continue
+			}
+		}
+		var counts [3]float64
+		counts[0] = h.executions(e, key)
+		for i := 1; i <= 2; i++ {
+			o := h.idemCall(e, e.newID(), name, args, fmt.Sprintf("%s call %d", name, i))
+			if o.failed() {
+				h.Notef("%s: call %d was refused (%s); not checked", name, i, clip(o.msg.Raw))
+				counts[2] = counts[1]
+				break
+			}
+			counts[i] = h.executions(e, key)
+		}
+		if counts[2] > counts[1] {
+			lies = append(lies, fmt.Sprintf("tools/list annotates %s idempotentHint: true, but a second call with the same arguments %s ran its effect again (executions %v → %v → %v)",
+				name, compactArgs(args), counts[0], counts[1], counts[2]))
+			h.recordAnnotation(name, fmt.Sprintf("IDEM-ANNOTATION: idempotentHint true, but a second identical call ran again (%v → %v)", counts[1], counts[2]))
+			continue
+		}
+		checked = append(checked, name)
+		h.recordAnnotation(name, "IDEM-ANNOTATION: idempotentHint true confirmed (a second identical call added no execution)")
+	}
+	if len(lies) > 0 {
+		h.Failf("%s", strings.Join(lies, "; "))
+	}
+	if len(checked) == 0 {
+		h.Notef("no tool annotated idempotentHint: true could be checked")
+		return
+	}
+	h.Notef("idempotentHint: true confirmed for %s", strings.Join(checked, ", "))
+}
+
+func compactArgs(args map[string]any) string {
+	b, _ := json.Marshal(args)
+	return string(b)
+}
