@@ -10,17 +10,28 @@
 # For each: NAME.cpu.txt (flat top, then cumulative top focused on the
 # proxy's own code) and NAME.alloc.txt (alloc_space and alloc_objects).
 # Usage: bench/profile.sh [BENCHTIME]   (default 3s; about 1 minute)
+#   PROFILE_REV=REV PROFILE_OUT=DIR bench/profile.sh   profiles the faultproxy
+#   of git revision REV instead (built from git archive), into DIR
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$ROOT/bench/profiles
+OUT=${PROFILE_OUT:-$ROOT/bench/profiles}
+case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 BT=${1:-3s}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcp-conform-prof.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$ROOT"
 mkdir -p "$OUT"
-go test -c -o "$TMP/fp.test" ./faultproxy/
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-[[ -n $(git status --porcelain -- faultproxy sse 2>/dev/null) ]] && commit+=" + uncommitted changes"
+if [[ -n ${PROFILE_REV:-} ]]; then
+	commit=$(git rev-parse --short "$PROFILE_REV")
+	mkdir "$TMP/src"
+	git archive "$PROFILE_REV" | tar -x -C "$TMP/src"
+	(cd "$TMP/src" && go test -c -o "$TMP/fp.test" ./faultproxy/)
+	cd "$TMP/src"
+else
+	go test -c -o "$TMP/fp.test" ./faultproxy/
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	[[ -n $(git status --porcelain -- faultproxy sse 2>/dev/null) ]] && commit+=" + uncommitted changes"
+fi
 
 prof() { # NAME BENCH FOCUS
 	local name=$1 bench=$2 focus=$3
