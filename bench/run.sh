@@ -467,6 +467,16 @@ The built binary under `/usr/bin/time -v` (with `--json` to check the verdict).
 ```
 </details>
 """
+# The hand-written analysis ("## What bounds it" to the end, with its own
+# figures and the run they come from) is carried over from the previous file.
+try:
+    with open(E["B_OUT"]) as f:
+        old = f.read()
+    i = old.find("\n## What bounds it")
+    if i >= 0:
+        md += old[i:]
+except FileNotFoundError:
+    pass
 with open(E["B_OUT"], "w") as f:
     f.write(md)
 PY

@@ -22,7 +22,9 @@ type core struct {
 	pmu       sync.Mutex
 	delivered []*Message
 	trimmed   int // messages dropped from the front of delivered
-	passed    chan struct{}
+	// passed is closed at the next markPassed; it is made only when a
+	// WaitPassed needs it, so that relaying costs no channel per message.
+	passed chan struct{}
 }
 
 func newCore(parent context.Context, tr *Transcript, rules *Rules, signal func(Signal) error) *core {
@@ -30,7 +32,7 @@ func newCore(parent context.Context, tr *Transcript, rules *Rules, signal func(S
 		rules = NewRules()
 	}
 	ctx, cancel := context.WithCancel(parent)
-	return &core{rules: rules, tr: tr, ctx: ctx, cancel: cancel, signal: signal, passed: make(chan struct{})}
+	return &core{rules: rules, tr: tr, ctx: ctx, cancel: cancel, signal: signal}
 }
 
 // Rules returns the rule set; changes apply to the next message.
@@ -59,8 +61,10 @@ func (c *core) markPassed(msg *Message) {
 		c.trimmed += dropped
 	}
 	c.delivered = append(c.delivered, msg)
-	close(c.passed)
-	c.passed = make(chan struct{})
+	if c.passed != nil {
+		close(c.passed)
+		c.passed = nil
+	}
 	c.pmu.Unlock()
 }
 
@@ -84,6 +88,9 @@ func (c *core) WaitPassed(ctx context.Context, m Match) error {
 		start := max(next-c.trimmed, 0)
 		msgs := append([]*Message(nil), c.delivered[min(start, len(c.delivered)):]...)
 		next = c.trimmed + len(c.delivered)
+		if c.passed == nil {
+			c.passed = make(chan struct{})
+		}
 		ch := c.passed
 		c.pmu.Unlock()
 		for _, msg := range msgs {

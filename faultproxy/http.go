@@ -160,6 +160,9 @@ type exchange struct {
 	// early holds bytes injected toward the client before the response
 	// head was sent; they open the event stream, if there is one.
 	early []byte
+	// unflushed are events relayed (written) but not yet flushed; they
+	// count as passed at the flush. See relay and flushingBody.
+	unflushed []*Message
 }
 
 // ServeHTTP relays one exchange.
@@ -386,7 +389,7 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	if early := ex.takeEarly(); len(early) > 0 {
 		_ = ex.write(early, true)
 	}
-	rd := sse.NewReader(resp.Body, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
+	rd := sse.NewReader(flushingBody{ex: ex, r: resp.Body}, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
 	s := streamSink{ex}
 	var err error
 	for {
@@ -403,6 +406,11 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 		ex.p.record(msg)
 		ex.p.apply(msg, s)
 	}
+	// The reader reads no more (its last read may have brought the end
+	// of the stream with the last events): flush what it relayed.
+	ex.mu.Lock()
+	ex.flushPendingLocked()
+	ex.mu.Unlock()
 	ex.pend.Wait()
 	var inc *sse.IncompleteError
 	switch {
@@ -431,7 +439,61 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	}
 	ex.mu.Lock()
 	ex.flushBufferLocked()
+	ex.flushPendingLocked()
 	ex.mu.Unlock()
+}
+
+// flushingBody is the upstream event stream as the sse.Reader reads it:
+// before each read it flushes the events relayed since the last flush.
+// The reader reads only when it holds no complete line, so the events that
+// arrived together in one read leave together in one flush (one write to
+// the client instead of one per event), while an event that was the last
+// one buffered is flushed before the proxy waits for more: none waits for
+// the next one.
+type flushingBody struct {
+	ex *exchange
+	r  io.Reader
+}
+
+func (b flushingBody) Read(p []byte) (int, error) {
+	b.ex.mu.Lock()
+	b.ex.flushPendingLocked()
+	b.ex.mu.Unlock()
+	return b.r.Read(p)
+}
+
+// relay writes an event that no fault acted on, leaving the flush to
+// flushingBody's next read (or to any earlier flush); the event counts as
+// passed when flushed. With a buffer or throttle fault on the stream it
+// writes as write does.
+func (ex *exchange) relay(msg *Message) error {
+	ex.mu.Lock()
+	if ex.cut {
+		ex.mu.Unlock()
+		return errClosed
+	}
+	if !ex.headersSent || ex.bufLimit > 0 || ex.bps > 0 {
+		ex.mu.Unlock()
+		if err := ex.write(msg.Raw, true); err != nil {
+			return err
+		}
+		ex.p.markPassed(msg)
+		return nil
+	}
+	defer ex.mu.Unlock()
+	if _, err := ex.w.Write(msg.Raw); err != nil {
+		return err
+	}
+	ex.unflushed = append(ex.unflushed, msg)
+	return nil
+}
+
+// flushPendingLocked flushes events relayed but not yet flushed, even on a
+// cut stream (they were relayed before the cut).
+func (ex *exchange) flushPendingLocked() {
+	if len(ex.unflushed) > 0 {
+		_ = ex.flushLocked()
+	}
 }
 
 func (ex *exchange) isCut() bool {
@@ -502,8 +564,20 @@ func (ex *exchange) writeLocked(b []byte) error {
 	return nil
 }
 
+// flushLocked flushes what was written to the client; the relayed events
+// this sends count as passed.
 func (ex *exchange) flushLocked() error {
-	return http.NewResponseController(ex.w).Flush()
+	err := http.NewResponseController(ex.w).Flush()
+	if len(ex.unflushed) > 0 {
+		if err == nil {
+			for _, msg := range ex.unflushed {
+				ex.p.markPassed(msg)
+			}
+		}
+		clear(ex.unflushed)
+		ex.unflushed = ex.unflushed[:0]
+	}
+	return err
 }
 
 // reqSink delivers the client's message by forwarding it upstream.
@@ -569,7 +643,12 @@ func (s *bodySink) stream() StreamControl                  { return s.ex }
 // streamSink delivers SSE events.
 type streamSink struct{ ex *exchange }
 
-func (s streamSink) deliver(msg *Message, _ bool) error {
+func (s streamSink) deliver(msg *Message, flush bool) error {
+	if !flush {
+		// No fault acted on it: relayed as it came, flushed with the
+		// events that arrived with it.
+		return s.ex.relay(msg)
+	}
 	if err := s.ex.write(msg.Raw, true); err != nil {
 		return err
 	}
@@ -619,6 +698,7 @@ func (ex *exchange) inject(dir Direction, raw []byte) error {
 // upstream request is cancelled with it.
 func (ex *exchange) Cut(reason string) {
 	ex.mu.Lock()
+	ex.flushPendingLocked() // what was relayed before the cut goes out
 	ex.cut = true
 	ex.buf = nil
 	ex.mu.Unlock()

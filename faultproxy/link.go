@@ -51,6 +51,12 @@ type lockedWriter struct {
 var errClosed = errors.New("faultproxy: destination closed")
 
 func (lw *lockedWriter) write(b []byte, flush bool) error {
+	return lw.writeFrame(b, false, flush)
+}
+
+// writeFrame writes b, then a newline when newline is set, as one unit
+// (under one lock): the frame goes out whole without being copied first.
+func (lw *lockedWriter) writeFrame(b []byte, newline, flush bool) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.closed {
@@ -61,6 +67,11 @@ func (lw *lockedWriter) write(b []byte, flush bool) error {
 	}
 	if _, err := lw.bw.Write(b); err != nil {
 		return err
+	}
+	if newline {
+		if err := lw.bw.WriteByte('\n'); err != nil {
+			return err
+		}
 	}
 	if flush {
 		return lw.bw.Flush()
@@ -221,12 +232,7 @@ func (l *Link) Deliver(msg *Message) error { return l.deliver(msg, true) }
 
 // deliver writes msg, flushing at once or leaving the flush to the pump.
 func (l *Link) deliver(msg *Message, flush bool) error {
-	b := make([]byte, 0, len(msg.Raw)+1)
-	b = append(b, msg.Raw...)
-	if !msg.NoDelimiter {
-		b = append(b, '\n')
-	}
-	if err := l.out[msg.Dir].write(b, flush); err != nil {
+	if err := l.out[msg.Dir].writeFrame(msg.Raw, !msg.NoDelimiter, flush); err != nil {
 		l.tr.Add(Entry{Kind: EntryNote, Dir: msg.Dir, Seq: msg.Seq, Text: fmt.Sprintf("could not deliver: %v", err)})
 		return err
 	}

@@ -61,6 +61,8 @@ type Transcript struct {
 
 	mu      sync.Mutex
 	entries []Entry
+	// changed is closed at the next Add; it is made only when Changed
+	// asks for it, so that recording costs no channel per entry.
 	changed chan struct{}
 	sink    io.Writer
 	// limit, when > 0, bounds the entries kept in memory (the sink still
@@ -81,7 +83,7 @@ func (t *Transcript) SetLimit(n int) {
 // NewTranscript starts an empty transcript whose clock starts now. When sink
 // is not nil every entry is also written to it as one JSON line.
 func NewTranscript(sink io.Writer) *Transcript {
-	return &Transcript{start: time.Now(), changed: make(chan struct{}), sink: sink}
+	return &Transcript{start: time.Now(), sink: sink}
 }
 
 // Since returns the monotonic time elapsed since the transcript started.
@@ -102,8 +104,10 @@ func (t *Transcript) Add(e Entry) Entry {
 		t.dropped += n
 	}
 	t.entries = append(t.entries, e)
-	close(t.changed)
-	t.changed = make(chan struct{})
+	if t.changed != nil {
+		close(t.changed)
+		t.changed = nil
+	}
 	if t.sink != nil {
 		_ = writeJSONLine(t.sink, e)
 	}
@@ -152,6 +156,9 @@ func (t *Transcript) Clear() {
 func (t *Transcript) Changed() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.changed == nil {
+		t.changed = make(chan struct{})
+	}
 	return t.changed
 }
 
