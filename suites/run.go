@@ -302,3 +302,40 @@ func buildReport(cfg *Config, toolVersion string, started time.Time, res []repor
 	r.Summary = reports.Summarize(res)
 	return r
 }
+
+// MergeReports joins the reports of runs that each checked a part of cfg
+// (mcp-conform runs one process per protocol version under --spec all):
+// every check in report order, the retry-class rows without repeats, the
+// totals recomputed.
+func MergeReports(cfg *Config, toolVersion string, started time.Time, parts []*reports.Report) *reports.Report {
+	var res []reports.Check
+	var rows []reports.ToolClass
+	seen := map[string]bool{}
+	for _, p := range parts {
+		res = append(res, p.Checks...)
+		for _, tc := range p.RetryClasses {
+			k := tc.Target + "\x00" + tc.Tool + "\x00" + string(tc.Class)
+			if !seen[k] {
+				seen[k] = true
+				rows = append(rows, tc)
+			}
+		}
+	}
+	r := buildReport(cfg, toolVersion, started, res, "")
+	r.RetryClasses = rows
+	return r
+}
+
+// Versions lists the protocol versions cfg's targets are pinned to, newest
+// first (empty when none is: the run negotiates).
+func (c *Config) Versions() []string {
+	var vs []string
+	for _, t := range c.Targets {
+		if t.Spec != "" && !slices.Contains(vs, t.Spec) {
+			vs = append(vs, t.Spec)
+		}
+	}
+	slices.Sort(vs)
+	slices.Reverse(vs)
+	return vs
+}

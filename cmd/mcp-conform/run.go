@@ -34,6 +34,9 @@ type runFlags struct {
 	// websocket adds the reference server over WebSocket to the built-in
 	// targets.
 	websocket bool
+	// jobs bounds the child processes of a --spec all run (one per
+	// version); 1 runs every version in this process.
+	jobs int
 }
 
 func newRunCmd() *cobra.Command {
@@ -76,6 +79,7 @@ a listed check that now passes is reported as stale (and fails with
 	fl.DurationVar(&f.opTimeout, "op-timeout", 5*time.Second, "bound on one ordinary exchange (ping, barrier)")
 	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.budget, "budget", 15*time.Minute, "bound on the whole run")
+	fl.IntVar(&f.jobs, "jobs", 0, "with --spec all, how many protocol versions run at once, each in its own process (0: all of them; 1: one after another in this process)")
 	fl.BoolVar(&f.websocket, "websocket", false, "built-in target: also check the reference server over WebSocket (JSON-RPC, one message per frame; the CANCEL, PROGRESS and ROBUST checks)")
 	return cmd
 }
@@ -201,18 +205,32 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	if selected == 0 {
 		return usageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
 	}
-	if err := suites.ValidateRoles(cmd.Context(), cfg); err != nil {
-		return usageError{err}
+	shardTargets(cfg)
+	if f.jobs < 0 {
+		return usageError{errors.New("--jobs: want 0 (one process per version) or more")}
+	}
+	if !isShard() { // a split run's parent has validated already
+		if err := suites.ValidateRoles(cmd.Context(), cfg); err != nil {
+			return usageError{err}
+		}
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	errColor := useColor(f.color, stderr)
-	if !f.quiet {
+	switch {
+	case isShard():
+		opts.OnResult = progressWriter(stderr)
+	case !f.quiet:
 		fmt.Fprintf(stderr, "mcp-conform %s: %d check(s) against %s\n", version, selected, cfg.Name())
 		opts.OnResult = func(done, total int, c reports.Check) {
 			_ = reports.WriteProgress(stderr, done, total, c, errColor)
 		}
 	}
-	rep, err := suites.Run(cfg, opts)
+	var rep *reports.Report
+	if vs := shardVersions(f, cfg); vs != nil {
+		rep, err = runSharded(cmd.Context(), cmd, f, cfg, vs, selected, opts.OnResult)
+	} else {
+		rep, err = suites.Run(cfg, opts)
+	}
 	if err != nil {
 		return err
 	}
