@@ -120,6 +120,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
+			"task":   referenceTaskRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		Env: map[string]string{
@@ -141,10 +142,16 @@ func ReferenceManifest(mutant string) *Manifest {
 		Restart:   true,
 		Roles: map[string]Role{
 			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"task": referenceTaskRole,
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant)},
 	}
 }
+
+// referenceTaskRole is the built-in targets' task role: the research tool,
+// 5 steps of 60 ms whose worker notices a cancellation only at the end of a
+// step.
+var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic": "x", "steps": 5, "stepMs": 60}}
 
 func fixtureValue(mutant string) string {
 	if mutant == "" {

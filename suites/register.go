@@ -9,4 +9,5 @@ func Register() {
 	registerHTTPChecks()
 	registerHTTPReconnect()
 	registerRobust()
+	registerTask()
 }

@@ -109,6 +109,21 @@ var mutantCases = []mutantCase{
 		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
 	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
 		mayAlso: []string{"RECONNECT-RESUME-LIVE"}}, // cancelled work has no live events to resume, when the cancel wins the race with the resume
+	// task-cancel-instant-lie breaks a 2025-11-25 clause only: in 2026-07-28 an
+	// acknowledgement that the task does not act on is legal.
+	{mutant: "task-cancel-instant-lie", spec: "2025-11-25", want: reports.Fail, evidence: "not moved to cancelled before the response"},
+	{mutant: "task-terminal-mutable", want: reports.Fail, evidence: "a terminal status changed"},
+	{mutant: "task-terminal-mutable", spec: "2025-11-25", want: reports.Fail, evidence: "a terminal status changed"},
+	{mutant: "task-cancel-terminal-accepted", want: reports.Fail, evidence: `tasks/get said "cancelled"`},
+	{mutant: "task-cancel-terminal-accepted", spec: "2025-11-25", want: reports.Fail, evidence: "want the error -32602"},
+	{mutant: "task-no-ttl", want: reports.Fail, evidence: "carries no valid ttlMs"},
+	{mutant: "task-no-ttl", spec: "2025-11-25", want: reports.Fail, evidence: "carries no valid ttl "},
+	// A task lost over HTTP fails every TASK check there (they all poll it);
+	// on stdio the same checks pass: mayAlso, as also is transport-blind.
+	{mutant: "task-lost-on-disconnect", want: reports.Fail, evidence: "after the connection that created it closed",
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
+	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Fail, evidence: "after the connection that created it closed",
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
 }
 
 // TestEveryMutantIsCaught runs the whole catalog against each mutant: the
