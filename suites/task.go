@@ -170,9 +170,37 @@ func parseTask(raw json.RawMessage, modern bool) (taskState, error) {
 
 // tasker drives the task methods over one connection of either transport.
 type tasker struct {
-	h      *H
-	call   func(ctx context.Context, method string, params map[string]any) (clients.Message, error)
-	modern bool
+	h *H
+	// start sends a request with an explicit id and waits for its reply.
+	start func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (clients.Message, error)
+	// exitHint says how the server ended, when it has.
+	exitHint func() string
+	modern   bool
+	n        int
+}
+
+// stdioTasker drives tasks over a stdio connection.
+func stdioTasker(h *H, c *Conn) *tasker {
+	return &tasker{h: h, modern: c.W.Session().Era == clients.EraModern, exitHint: func() string { return exitHint(c.Link) },
+		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (clients.Message, error) {
+			p, err := c.W.Start(ctx, id, method, params)
+			if err != nil {
+				return clients.Message{}, err
+			}
+			return p.Wait(ctx)
+		}}
+}
+
+// httpTasker drives tasks through one HTTP wire client of c.
+func httpTasker(h *H, c *HConn, w *clients.HTTPWire) *tasker {
+	return &tasker{h: h, modern: w.Session().Era == clients.EraModern, exitHint: c.exitHint,
+		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (clients.Message, error) {
+			call, err := w.Start(ctx, id, method, params)
+			if err != nil {
+				return clients.Message{}, err
+			}
+			return call.Wait(ctx)
+		}}
 }
 
 // taskCapable skips unless the negotiated server declares tasks for
@@ -205,10 +233,9 @@ func (h *H) tasks() *tasker {
 	h.taskCapable()
 	if h.target.Transport == "http" {
 		c := h.ConnectHTTP()
-		return &tasker{h: h, call: c.W.Call, modern: c.W.Session().Era == clients.EraModern}
+		return httpTasker(h, c, c.W)
 	}
-	c := h.Connect()
-	return &tasker{h: h, call: c.W.Call, modern: c.W.Session().Era == clients.EraModern}
+	return stdioTasker(h, h.Connect())
 }
 
 // params adds, in 2026-07-28, the tasks extension to the request's client
@@ -221,14 +248,16 @@ func (t *tasker) params(p map[string]any) map[string]any {
 	return p
 }
 
-// exchange sends a request and waits for its reply; a server that does not
-// answer fails the check.
-func (t *tasker) exchange(method string, params map[string]any) clients.Message {
-	ctx, cancel := t.h.op()
+// exchange sends a request and waits up to d for its reply; a server that
+// does not answer fails the check.
+func (t *tasker) exchange(method string, params map[string]any, d time.Duration) clients.Message {
+	ctx, cancel := context.WithTimeout(t.h.ctx, d)
 	defer cancel()
-	m, err := t.call(ctx, method, t.params(params))
+	t.n++
+	id := jsonrpc.StringID(fmt.Sprintf("task-%d", t.n))
+	m, err := t.start(ctx, id, method, t.params(params))
 	if err != nil {
-		t.h.failServer("%s: no answer: %v", method, err)
+		t.h.failServer("%s: no response for id %s: %v%s", method, id, err, t.exitHint())
 	}
 	return m
 }
@@ -244,7 +273,7 @@ func (t *tasker) create() (taskState, clients.Message) {
 	if !t.modern {
 		params["task"] = map[string]any{"ttl": 60000}
 	}
-	m := t.exchange("tools/call", params)
+	m := t.exchange("tools/call", params, t.h.cfg.CallTimeout)
 	if m.Env.Kind != jsonrpc.Response {
 		t.h.Errorf("the task role %s did not create a task: %s", r.Tool, rawText(m))
 	}
@@ -276,7 +305,7 @@ func (t *tasker) create() (taskState, clients.Message) {
 // get sends tasks/get; a JSON-RPC error (the task is gone) fails the check,
 // with why in the reason.
 func (t *tasker) get(id, why string) (taskState, clients.Message) {
-	m := t.exchange("tasks/get", map[string]any{"taskId": id})
+	m := t.exchange("tasks/get", map[string]any{"taskId": id}, t.h.cfg.OpTimeout)
 	if m.Env.Kind != jsonrpc.Response {
 		t.h.Failf("tasks/get for task %s %s answered %s", id, why, rawText(m))
 	}
@@ -289,7 +318,7 @@ func (t *tasker) get(id, why string) (taskState, clients.Message) {
 
 // cancel sends tasks/cancel.
 func (t *tasker) cancel(id string) clients.Message {
-	return t.exchange("tasks/cancel", map[string]any{"taskId": id})
+	return t.exchange("tasks/cancel", map[string]any{"taskId": id}, t.h.cfg.OpTimeout)
 }
 
 // pollGap is the wait before the next poll of s: its pollInterval, within
@@ -459,7 +488,7 @@ func taskSurvivesDisconnect(h *H) {
 	h.taskCapable()
 	c := h.ConnectHTTP()
 	sess, sid := c.W.Session(), c.W.SessionID()
-	first := &tasker{h: h, call: c.W.Call, modern: sess.Era == clients.EraModern}
+	first := httpTasker(h, c, c.W)
 	a, _ := first.create()
 	_ = c.W.Close() // every stream and connection of the creating client
 	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
@@ -469,7 +498,8 @@ func taskSurvivesDisconnect(h *H) {
 		w.SetSessionID(sid)
 	}
 	h.Notef("task %s created, then its client closed every connection; polling from a new client", a.ID)
-	second := &tasker{h: h, call: w.Call, modern: first.modern}
+	second := httpTasker(h, c, w)
+	second.n = first.n
 	obs := second.watch([]taskState{a}, 0, "from a new connection, after the connection that created it closed")
 	final := obs[0][len(obs[0])-1]
 	if final.status != "completed" {
