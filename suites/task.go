@@ -108,6 +108,20 @@ var (
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"task"},
 	})
+	checkTaskProgressStops = register(&Check{
+		ID:    "TASK-PROGRESS-STOPS",
+		Title: "a task's progress notifications stop at its terminal status",
+		How: "Over stdio, creates a task and an uncancelled control task, each with a progress token; once the first task " +
+			"has reported progress it is cancelled, and both are polled to a terminal status and a few polls more: no " +
+			"notifications/progress with a task's token may follow the tasks/get answer that first reported it terminal. " +
+			"A task that sends no progress before it is terminal makes the check SKIP (progress is optional).",
+		Rules: map[string]Rule{
+			"2025-11-25": {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
+				Clause: "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)."},
+		},
+		Transports: []string{"stdio"},
+		Roles:      []string{"task"},
+	})
 )
 
 func registerTask() {
@@ -117,6 +131,7 @@ func registerTask() {
 		define(checkTaskCancelTerminalError, taskCancelTerminalError)
 		define(checkTaskSurvivesDisconnect, taskSurvivesDisconnect)
 		define(checkTaskTTLReported, taskTTLReported)
+		define(checkTaskProgressStops, taskProgressStops)
 	})
 }
 
@@ -263,7 +278,11 @@ func (t *tasker) exchange(method string, params map[string]any, d time.Duration)
 }
 
 // create calls the task role as a task and returns the task created.
-func (t *tasker) create() (taskState, clients.Message) {
+func (t *tasker) create() (taskState, clients.Message) { return t.createWith("") }
+
+// createWith is create with a progress token (legacy era) when token is
+// not zero.
+func (t *tasker) createWith(token jsonrpc.ID) (taskState, clients.Message) {
 	r := t.h.Role("task")
 	args := map[string]any{}
 	for k, v := range r.Arguments {
@@ -272,6 +291,9 @@ func (t *tasker) create() (taskState, clients.Message) {
 	params := map[string]any{"name": r.Tool, "arguments": args}
 	if !t.modern {
 		params["task"] = map[string]any{"ttl": 60000}
+		if !token.IsZero() {
+			params["_meta"] = map[string]any{clients.MetaProgressToken: json.RawMessage(token)}
+		}
 	}
 	m := t.exchange("tools/call", params, t.h.cfg.CallTimeout)
 	if m.Env.Kind != jsonrpc.Response {
@@ -342,6 +364,7 @@ func (h *H) sleep(d time.Duration) {
 type observation struct {
 	status string
 	raw    string
+	seq    int // the answer's position among the connection's inbound messages
 }
 
 // watch polls tasks ids (with their latest states) at their pollInterval
@@ -358,7 +381,7 @@ func (t *tasker) watch(states []taskState, extra int, why string) [][]observatio
 		for i, s := range states {
 			g, m := t.get(s.ID, why)
 			states[i] = g
-			out[i] = append(out[i], observation{g.Status, rawText(m)})
+			out[i] = append(out[i], observation{g.Status, rawText(m), m.Seq})
 			all = all && g.terminal()
 			gap = min(gap, pollGap(g))
 		}
@@ -566,3 +589,55 @@ func isTimestamp(s string) bool {
 // rawText is a message as received, without surrounding white space (an
 // HTTP body's trailing newline), for reasons.
 func rawText(m clients.Message) string { return strings.TrimSpace(string(m.Raw)) }
+
+func taskProgressStops(h *H) {
+	h.taskCapable()
+	c := h.Connect()
+	t := stdioTasker(h, c)
+	tokens := []jsonrpc.ID{jsonrpc.StringID("task-progress-cancelled"), jsonrpc.StringID("task-progress-control")}
+	a, _ := t.createWith(tokens[0])
+	b, _ := t.createWith(tokens[1])
+	progressFor := func(tok jsonrpc.ID, after int) []clients.Message {
+		var out []clients.Message
+		for _, m := range c.Progress(after + 1) {
+			if m.Env.ProgressToken == tok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	// Cancel the first task once it has shown it reports progress.
+	deadline := time.Now().Add(h.cfg.CallTimeout)
+	for len(progressFor(tokens[0], -1)) == 0 {
+		g, _ := t.get(a.ID, "while waiting for its first progress")
+		if g.terminal() {
+			h.Skip(fmt.Sprintf("the task sent no progress for its token before it was %s (progress is optional)", g.Status))
+		}
+		if time.Now().After(deadline) {
+			h.Skip(fmt.Sprintf("the task sent no progress for its token within %s (progress is optional)", h.cfg.CallTimeout))
+		}
+		h.sleep(pollGap(g))
+	}
+	if m := t.cancel(a.ID); m.Env.Kind != jsonrpc.Response {
+		h.Failf("tasks/cancel of the working task %s was rejected: %s", a.ID, rawText(m))
+	}
+	obs := t.watch([]taskState{a, b}, 2, "while watching its progress")
+	for i, name := range []string{"the cancelled task", "the control task"} {
+		for _, o := range obs[i] {
+			if !(taskState{Status: o.status}).terminal() {
+				continue
+			}
+			if late := progressFor(tokens[i], o.seq); len(late) > 0 {
+				var raws []string
+				for _, m := range late {
+					raws = append(raws, rawText(m))
+				}
+				h.Failf("%d progress notification(s) for %s after tasks/get reported it %s: %s",
+					len(late), name, o.status, strings.Join(raws, "; "))
+			}
+			break
+		}
+	}
+	h.Notef("progress for the cancelled task: %d, all before it was reported %s; for the control: %d, all before it was reported %s",
+		len(progressFor(tokens[0], -1)), obs[0][len(obs[0])-1].status, len(progressFor(tokens[1], -1)), obs[1][len(obs[1])-1].status)
+}

@@ -122,6 +122,7 @@ var mutantCases = []mutantCase{
 	// on stdio the same checks pass: mayAlso, as also is transport-blind.
 	{mutant: "task-lost-on-disconnect", want: reports.Fail, evidence: "after the connection that created it closed",
 		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
+	{mutant: "task-progress-after-terminal", spec: "2025-11-25", want: reports.Fail, evidence: "after tasks/get reported it cancelled"},
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Fail, evidence: "after the connection that created it closed",
 		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
 }
