@@ -165,7 +165,8 @@ func TestEveryMutantIsCaught(t *testing.T) {
 					if other.Status != tc.want {
 						t.Errorf("%s [%s]: %s (%s), want %s", other.ID, other.Transport, other.Status, other.Reason, tc.want)
 					}
-				case tc.failsAllOn != "" && other.Transport == tc.failsAllOn:
+				case tc.failsAllOn != "" && other.Transport == tc.failsAllOn && !strings.HasPrefix(other.Reason, "not in "):
+					// (a check outside the negotiated version does not run: SKIP)
 					if other.Status != reports.Fail {
 						t.Errorf("%s [%s]: %s, want FAIL (the broken clause applies to every check there)", other.ID, other.Transport, other.Status)
 					}
