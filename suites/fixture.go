@@ -132,6 +132,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"silent":   {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
 			"mutation": referenceMutationRole(),
 			"lookup":   {Tool: "lookup_ticket"},
+			"task":     referenceTaskRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		Env: map[string]string{
@@ -156,6 +157,7 @@ func ReferenceManifest(mutant string) *Manifest {
 			"slow":     {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
 			"mutation": referenceMutationRole(),
 			"lookup":   {Tool: "lookup_ticket"},
+			"task":     referenceTaskRole,
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant), FixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
@@ -169,6 +171,11 @@ func referenceMutationRole() Role {
 		Arguments: map[string]any{"title": "Cannot sign in"},
 		Probe:     map[string]any{"tool": "ticket_stats", "field": "executions"}}
 }
+
+// referenceTaskRole is the built-in targets' task role: the research tool,
+// 5 steps of 60 ms whose worker notices a cancellation only at the end of a
+// step.
+var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic": "x", "steps": 5, "stepMs": 60}}
 
 func fixtureValue(mutant string) string {
 	if mutant == "" {

@@ -10,4 +10,5 @@ func Register() {
 	registerHTTPReconnect()
 	registerRobust()
 	registerIdem()
+	registerTask()
 }

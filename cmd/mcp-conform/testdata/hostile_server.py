@@ -54,7 +54,8 @@ def main():
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "protocolVersion": PROTOCOL,
-                "capabilities": {"tools": {}},
+                # It claims tasks, so that the TASK checks call it too.
+                "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}},
                 "serverInfo": {"name": "hostile-" + MODE, "version": "1"},
             }})
         elif method == "ping":
