@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
@@ -79,6 +80,8 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableCompression = true
 		t.MaxIdleConnsPerHost = 64
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: fixedRecvBuffer}
+		t.DialContext = d.DialContext
 		rt = t
 	}
 	tr := opts.Transcript
@@ -157,6 +160,9 @@ type exchange struct {
 	bufLimit    int
 	buf         []byte
 	bps         int
+	// tStart and tSent pace a throttled stream: tSent bytes since tStart.
+	tStart time.Time
+	tSent  int64
 	// early holds bytes injected toward the client before the response
 	// head was sent; they open the event stream, if there is one.
 	early []byte
@@ -478,6 +484,8 @@ func (ex *exchange) writeLocked(b []byte) error {
 		}
 		return ex.flushLocked()
 	}
+	// Pace on the average: sleep only when ahead of the schedule by more
+	// than a timer's resolution, so that the rate holds for small events.
 	chunk := max(1, ex.bps/20)
 	for len(b) > 0 {
 		n := min(chunk, len(b))
@@ -488,7 +496,17 @@ func (ex *exchange) writeLocked(b []byte) error {
 			return err
 		}
 		b = b[n:]
-		t := time.NewTimer(time.Duration(n) * time.Second / time.Duration(ex.bps))
+		ex.tSent += int64(n)
+		due := ex.tStart.Add(time.Duration(float64(ex.tSent) / float64(ex.bps) * float64(time.Second)))
+		wait := time.Until(due)
+		if wait < -throttleCredit {
+			// Idle for a while: no burst of saved-up credit.
+			ex.tStart, ex.tSent = time.Now(), 0
+		}
+		if wait <= throttleSlack {
+			continue
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ex.r.Context().Done():
@@ -501,6 +519,13 @@ func (ex *exchange) writeLocked(b []byte) error {
 	}
 	return nil
 }
+
+// Throttle pacing: sleeps shorter than throttleSlack are deferred (timers
+// are coarse under load); credit older than throttleCredit is forgotten.
+const (
+	throttleSlack  = 2 * time.Millisecond
+	throttleCredit = 50 * time.Millisecond
+)
 
 func (ex *exchange) flushLocked() error {
 	return http.NewResponseController(ex.w).Flush()
@@ -646,6 +671,7 @@ func (ex *exchange) Buffer(n int) {
 func (ex *exchange) Throttle(bps int) {
 	ex.mu.Lock()
 	ex.bps = bps
+	ex.tStart, ex.tSent = time.Now(), 0
 	ex.mu.Unlock()
 }
 
@@ -658,4 +684,23 @@ func (ex *exchange) ReplaceStatus(code int, body []byte) bool {
 	}
 	ex.replaced, ex.replaceBody = code, body
 	return true
+}
+
+// upstreamRecvBuffer is the receive buffer of the proxy's upstream
+// connections. It is fixed (setting it turns the kernel's autotuning off):
+// a throttled stream is read slowly, and an autotuned buffer would grow to
+// tens of MiB, letting the server write a whole flood into the kernel as
+// though the consumer were fast. Fixed, backpressure reaches the server
+// after a few hundred KiB, as it would from a real slow consumer.
+const upstreamRecvBuffer = 256 << 10
+
+// fixedRecvBuffer sets upstreamRecvBuffer on a new upstream socket.
+func fixedRecvBuffer(_, _ string, c syscall.RawConn) error {
+	var serr error
+	if err := c.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, upstreamRecvBuffer)
+	}); err != nil {
+		return err
+	}
+	return serr
 }

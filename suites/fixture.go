@@ -120,6 +120,8 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
+			"flood": {Tool: "flood", Arguments: map[string]any{"count": 20000, "pad": 1000},
+				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		Env: map[string]string{
@@ -140,7 +142,8 @@ func ReferenceManifest(mutant string) *Manifest {
 		Command:   []string{"mcp-conform", "fixture"},
 		Restart:   true,
 		Roles: map[string]Role{
-			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"slow":  {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"flood": {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant)},
 	}

@@ -55,6 +55,8 @@ type Exchange interface {
 	// Cancel sends the transport's cancellation for the request and says
 	// which signal it used.
 	Cancel(ctx context.Context, reason string) (Signal, error)
+	// ID is the request's JSON-RPC id.
+	ID() jsonrpc.ID
 }
 
 // Transport starts requests.
@@ -119,6 +121,8 @@ func (c *Client) Close() {
 type Outcome struct {
 	// State is the final state.
 	State State
+	// ID is the request's JSON-RPC id (zero when it could not be sent).
+	ID jsonrpc.ID
 	// Token is the progress token the request carried.
 	Token jsonrpc.ID
 	// Response is the response, when State is Completed.
@@ -148,6 +152,7 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 		out.State, out.Err = Failed, fmt.Errorf("reliable: start %s: %w", method, err)
 		return out
 	}
+	out.ID = ex.ID()
 	var (
 		once sync.Once
 		sent = make(chan struct{})
@@ -235,6 +240,8 @@ type stdioExchange struct {
 	from  int
 }
 
+func (e *stdioExchange) ID() jsonrpc.ID { return e.p.ID() }
+
 func (e *stdioExchange) Next(ctx context.Context) (Event, error) {
 	m, err := e.w.WaitFor(ctx, e.from, func(m clients.Message) bool {
 		return (m.Env.Method == "notifications/progress" && m.Env.ProgressToken == e.token) ||
@@ -279,6 +286,8 @@ type httpExchange struct {
 	from  int
 	done  bool
 }
+
+func (e *httpExchange) ID() jsonrpc.ID { return e.call.ID() }
 
 func (e *httpExchange) Next(ctx context.Context) (Event, error) {
 	if e.done {

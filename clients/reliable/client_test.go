@@ -44,6 +44,8 @@ func (f *fakeTransport) exchange() *fakeExchange {
 	return f.ex
 }
 
+func (e *fakeExchange) ID() jsonrpc.ID { return jsonrpc.IntID(1) }
+
 func (e *fakeExchange) Next(ctx context.Context) (Event, error) {
 	select {
 	case ev, ok := <-e.events:
