@@ -56,6 +56,9 @@ type HTTP struct {
 	exch     atomic.Int64
 	handlers sync.WaitGroup
 	redact   map[string]bool
+
+	liveMu sync.Mutex
+	live   map[*exchange]struct{} // event streams being relayed
 }
 
 // StartHTTP starts a proxy listening on opts.Listen in front of
@@ -111,6 +114,23 @@ func (p *HTTP) URL() string {
 	u.Scheme = "http"
 	u.Host = p.ln.Addr().String()
 	return u.String()
+}
+
+// CutStreams cuts every event stream being relayed, at once (as Cut does
+// for one: the client sees its stream end, the upstream request is
+// cancelled), and returns how many it cut. A herd test calls it when a
+// message barrier says every client has its stream open.
+func (p *HTTP) CutStreams(reason string) int {
+	p.liveMu.Lock()
+	exs := make([]*exchange, 0, len(p.live))
+	for ex := range p.live {
+		exs = append(exs, ex)
+	}
+	p.liveMu.Unlock()
+	for _, ex := range exs {
+		ex.Cut(reason)
+	}
+	return len(exs)
 }
 
 // Addr is the proxy's listening address.
@@ -385,6 +405,17 @@ func (ex *exchange) relayBody(resp *http.Response) {
 
 // relaySSE relays an event stream event by event.
 func (ex *exchange) relaySSE(resp *http.Response) {
+	ex.p.liveMu.Lock()
+	if ex.p.live == nil {
+		ex.p.live = map[*exchange]struct{}{}
+	}
+	ex.p.live[ex] = struct{}{}
+	ex.p.liveMu.Unlock()
+	defer func() {
+		ex.p.liveMu.Lock()
+		delete(ex.p.live, ex)
+		ex.p.liveMu.Unlock()
+	}()
 	ex.mu.Lock()
 	ex.copyHeaders(resp, true)
 	ex.flushLocked()

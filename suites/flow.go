@@ -362,7 +362,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	}
 	deadline := time.Now().Add(h.cfg.CallTimeout)
 	for {
-		st = c.Probe(tool, tag)
+		st = floodProbe(h, c, tool, tag)
 		if st.Finished || st.Cancelled || time.Now().After(deadline) {
 			break
 		}
@@ -434,6 +434,39 @@ func flowServerBounded(h *H) {
 			st.BacklogPeak, how, flowBacklogBound, floodCount(h.Role("flood")), got, st)
 	}
 	h.Notef("with %s, the server's queue peaked at %d unsent messages (bound %d); the client had read %d", how, st.BacklogPeak, flowBacklogBound, got)
+}
+
+// floodProbe asks the probe about tag. A 2025 session that the server let
+// expire by its idle policy (a loaded machine can leave a gap between two
+// polls) is replaced by a new one, once: whether the session lives is not
+// what the FLOW checks ask.
+func floodProbe(h *H, c *HConn, tool, tag string) probeState {
+	for retry := 0; ; retry++ {
+		ctx, cancel := h.op()
+		m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
+		cancel()
+		if err != nil {
+			h.Errorf("probe tool %s: %v", tool, err)
+		}
+		if m.Env.Kind == jsonrpc.ErrorReply && c.W.Session().Era != clients.EraModern && retry == 0 {
+			ctx, cancel := h.op()
+			err := settle(ctx, c.W, h.cfg, h.target, h.session)
+			cancel()
+			if err != nil {
+				h.failServer("the server did not accept a new session to probe the flood: %v%s", err, c.exitHint())
+			}
+			continue
+		}
+		var res struct {
+			Result struct {
+				Structured probeState `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(m.Raw, &res); err != nil || m.Env.Kind != jsonrpc.Response {
+			h.Errorf("probe tool %s answered %s", tool, m.Raw)
+		}
+		return res.Result.Structured
+	}
 }
 
 // ---- an HTTP client whose response bodies a gate holds ----
