@@ -103,7 +103,7 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		p.redact[http.CanonicalHeaderKey(h)] = true
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
+	go func() { _ = p.srv.Serve(fixedSendBuffers{ln}) }()
 	p.tr.Add(Entry{Kind: EntryNote, Text: fmt.Sprintf("proxy %s → %s", p.URL(), opts.Upstream)})
 	return p, nil
 }
@@ -734,4 +734,21 @@ func fixedRecvBuffer(_, _ string, c syscall.RawConn) error {
 		return err
 	}
 	return serr
+}
+
+// downstreamSendBuffer is the send buffer of the connections the proxy
+// accepts from clients, fixed for the reason upstreamRecvBuffer is: a
+// client that reads slowly must hold the relay back within a few hundred
+// KiB, not after megabytes of autotuned kernel buffer.
+const downstreamSendBuffer = 256 << 10
+
+// fixedSendBuffers sets downstreamSendBuffer on every accepted connection.
+type fixedSendBuffers struct{ net.Listener }
+
+func (l fixedSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(downstreamSendBuffer)
+	}
+	return c, err
 }

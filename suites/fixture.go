@@ -120,7 +120,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
-			"flood": {Tool: "flood", Arguments: map[string]any{"count": 20000, "pad": 1000},
+			"flood": {Tool: "flood", Arguments: map[string]any{"count": 5000, "pad": 1000},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 		},
 		SessionTTL: referenceSessionTTL.String(),

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -39,9 +41,11 @@ var (
 		ID:    "FLOW-FINAL-ARRIVES",
 		Title: "under a slow consumer the final response arrives and progress stays monotonic",
 		How: "Calls the flood role (a burst of progress notifications, then the result) while the consumer is slow: on stdio " +
-			"the client stops reading for 300 ms; on HTTP the proxy throttles the response stream to 16 MiB/s. Progress may be " +
-			"coalesced or thinned, but its values must strictly increase, the final response must arrive (within the exchange " +
-			"timeout of the last progress), nothing may follow it, and the server must answer the barrier request afterwards.",
+			"the client stops reading for 300 ms; on HTTP the proxy throttles the response stream to 16 MiB/s and the client " +
+			"(on a connection of its own, with a fixed 128 KiB receive buffer) stops reading until the role's probe reports the " +
+			"flood's work done (300 ms without a probe). Progress may be coalesced or thinned, but its values must strictly " +
+			"increase, the final response must arrive (within the exchange timeout of the last progress), nothing may follow it, " +
+			"and the server must answer a barrier request afterwards.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: indexPage,
 				Clause: "Responses are sent in reply to requests, containing either the result or error of the operation. [progress.mdx] The progress value MUST increase with each notification. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
@@ -53,11 +57,13 @@ var (
 	checkFlowBounded = register(&Check{
 		ID:    "FLOW-SERVER-BOUNDED",
 		Title: "the server's outbound queue for a slow consumer stays bounded",
-		How: "Calls the flood role (about 20 MB of progress) over HTTP while the proxy throttles the stream to 16 MiB/s, and asks " +
-			"the role's probe when the flood's work is done. Whatever reaches the client after that was queued somewhere; socket " +
-			"buffers and a bounded server buffer hold far less than 8 MiB. A server still delivering more than 8 MiB of the flood " +
-			"after its work ended queued it without bound (the seed's \"Unbounded progress queue: memory rises with a slow consumer\"). " +
-			"A server that blocks its work on the consumer (backpressure) or coalesces progress passes.",
+		How: "Calls the flood role over HTTP (the reference's: 5000 progress notifications of 1 KB) through a 16 MiB/s throttle, " +
+			"with a client that stops reading until the role's probe reports the flood's work done, and reads the probe's " +
+			"backlogPeak: the most messages the server held unsent for that consumer. More than 1024 is a queue that grows with " +
+			"the flood (the seed's \"Unbounded progress queue: memory rises with a slow consumer\"); a server that blocks its work " +
+			"on the consumer (backpressure) or coalesces and evicts progress within a bound passes. This is the server's own " +
+			"instrumented report, as CANCEL-HTTP-CLOSE reads the probe's steps: the queue is not visible on the wire, and socket " +
+			"buffers hide it. Without a probe on the role: SKIP.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Should, Spec: "specification/VERSION/basic/utilities/progress.mdx",
 				Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"},
@@ -410,8 +416,8 @@ func streamEnd(call *clients.HTTPCall) string {
 // flowBacklogBound is the most messages a server may hold unsent for one
 // slow consumer before the check says its queue is unbounded: a bounded
 // buffer of a few hundred messages passes with a wide margin, a queue that
-// grows with the flood (thousands) does not.
-const flowBacklogBound = 4096
+// grows with the flood (thousands, for the reference's 5000) does not.
+const flowBacklogBound = 1024
 
 func flowServerBounded(h *H) {
 	p := h.Role("flood").Probe
@@ -474,8 +480,19 @@ func floodProbe(h *H, c *HConn, tool, tag string) probeState {
 // gatedHTTPClient returns an HTTP client whose response bodies read only
 // while g is open.
 func gatedHTTPClient(g *gate) *http.Client {
+	// A fixed receive buffer (no autotuning): a consumer that stops
+	// reading must not have the kernel read megabytes on its behalf.
+	d := &net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 128<<10)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
 	return &http.Client{
-		Transport:     gatedTransport{rt: &http.Transport{DisableCompression: true, ForceAttemptHTTP2: false}, g: g},
+		Transport:     gatedTransport{rt: &http.Transport{DisableCompression: true, DialContext: d.DialContext}, g: g},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

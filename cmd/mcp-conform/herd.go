@@ -321,9 +321,9 @@ func (c *herdClient) recover(ctx context.Context, mode string, cut time.Time, to
 		c.lastErr = ctx.Err()
 		return
 	}
-	short := map[string]any{}
+	reissued := map[string]any{}
 	for k, v := range args {
-		short[k] = v
+		reissued[k] = v
 	}
 	rc := reliable.Reconnector{NewID: c.w.NewID, List: []string{"tools/list"}}
 	for a := 0; a < herdAttempts; a++ {
@@ -338,7 +338,7 @@ func (c *herdClient) recover(ctx context.Context, mode string, cut time.Time, to
 			}
 		}
 		c.attempts++
-		plan := rc.Plan([]reliable.Op{{Method: "tools/call", Params: map[string]any{"name": tool, "arguments": short}, Safe: true}})
+		plan := rc.Plan([]reliable.Op{{Method: "tools/call", Params: map[string]any{"name": tool, "arguments": reissued}, Safe: true}})
 		if err := c.attempt(ctx, plan); err != nil {
 			c.failed++
 			c.lastErr = err
