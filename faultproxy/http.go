@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
@@ -55,6 +56,9 @@ type HTTP struct {
 	exch     atomic.Int64
 	handlers sync.WaitGroup
 	redact   map[string]bool
+
+	liveMu sync.Mutex
+	live   map[*exchange]struct{} // event streams being relayed
 }
 
 // StartHTTP starts a proxy listening on opts.Listen in front of
@@ -79,6 +83,8 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableCompression = true
 		t.MaxIdleConnsPerHost = 64
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: fixedRecvBuffer}
+		t.DialContext = d.DialContext
 		rt = t
 	}
 	tr := opts.Transcript
@@ -97,7 +103,7 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		p.redact[http.CanonicalHeaderKey(h)] = true
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
+	go func() { _ = p.srv.Serve(fixedSendBuffers{ln}) }()
 	p.tr.Add(Entry{Kind: EntryNote, Text: fmt.Sprintf("proxy %s → %s", p.URL(), opts.Upstream)})
 	return p, nil
 }
@@ -108,6 +114,23 @@ func (p *HTTP) URL() string {
 	u.Scheme = "http"
 	u.Host = p.ln.Addr().String()
 	return u.String()
+}
+
+// CutStreams cuts every event stream being relayed, at once (as Cut does
+// for one: the client sees its stream end, the upstream request is
+// cancelled), and returns how many it cut. A herd test calls it when a
+// message barrier says every client has its stream open.
+func (p *HTTP) CutStreams(reason string) int {
+	p.liveMu.Lock()
+	exs := make([]*exchange, 0, len(p.live))
+	for ex := range p.live {
+		exs = append(exs, ex)
+	}
+	p.liveMu.Unlock()
+	for _, ex := range exs {
+		ex.Cut(reason)
+	}
+	return len(exs)
 }
 
 // Addr is the proxy's listening address.
@@ -157,6 +180,9 @@ type exchange struct {
 	bufLimit    int
 	buf         []byte
 	bps         int
+	// tStart and tSent pace a throttled stream: tSent bytes since tStart.
+	tStart time.Time
+	tSent  int64
 	// early holds bytes injected toward the client before the response
 	// head was sent; they open the event stream, if there is one.
 	early []byte
@@ -382,6 +408,17 @@ func (ex *exchange) relayBody(resp *http.Response) {
 
 // relaySSE relays an event stream event by event.
 func (ex *exchange) relaySSE(resp *http.Response) {
+	ex.p.liveMu.Lock()
+	if ex.p.live == nil {
+		ex.p.live = map[*exchange]struct{}{}
+	}
+	ex.p.live[ex] = struct{}{}
+	ex.p.liveMu.Unlock()
+	defer func() {
+		ex.p.liveMu.Lock()
+		delete(ex.p.live, ex)
+		ex.p.liveMu.Unlock()
+	}()
 	ex.mu.Lock()
 	ex.copyHeaders(resp, true)
 	ex.flushLocked()
@@ -540,6 +577,8 @@ func (ex *exchange) writeLocked(b []byte) error {
 		}
 		return ex.flushLocked()
 	}
+	// Pace on the average: sleep only when ahead of the schedule by more
+	// than a timer's resolution, so that the rate holds for small events.
 	chunk := max(1, ex.bps/20)
 	for len(b) > 0 {
 		n := min(chunk, len(b))
@@ -550,7 +589,17 @@ func (ex *exchange) writeLocked(b []byte) error {
 			return err
 		}
 		b = b[n:]
-		t := time.NewTimer(time.Duration(n) * time.Second / time.Duration(ex.bps))
+		ex.tSent += int64(n)
+		due := ex.tStart.Add(time.Duration(float64(ex.tSent) / float64(ex.bps) * float64(time.Second)))
+		wait := time.Until(due)
+		if wait < -throttleCredit {
+			// Idle for a while: no burst of saved-up credit.
+			ex.tStart, ex.tSent = time.Now(), 0
+		}
+		if wait <= throttleSlack {
+			continue
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ex.r.Context().Done():
@@ -563,6 +612,13 @@ func (ex *exchange) writeLocked(b []byte) error {
 	}
 	return nil
 }
+
+// Throttle pacing: sleeps shorter than throttleSlack are deferred (timers
+// are coarse under load); credit older than throttleCredit is forgotten.
+const (
+	throttleSlack  = 2 * time.Millisecond
+	throttleCredit = 50 * time.Millisecond
+)
 
 // flushLocked flushes what was written to the client; the relayed events
 // this sends count as passed.
@@ -726,6 +782,7 @@ func (ex *exchange) Buffer(n int) {
 func (ex *exchange) Throttle(bps int) {
 	ex.mu.Lock()
 	ex.bps = bps
+	ex.tStart, ex.tSent = time.Now(), 0
 	ex.mu.Unlock()
 }
 
@@ -738,4 +795,40 @@ func (ex *exchange) ReplaceStatus(code int, body []byte) bool {
 	}
 	ex.replaced, ex.replaceBody = code, body
 	return true
+}
+
+// upstreamRecvBuffer is the receive buffer of the proxy's upstream
+// connections. It is fixed (setting it turns the kernel's autotuning off):
+// a throttled stream is read slowly, and an autotuned buffer would grow to
+// tens of MiB, letting the server write a whole flood into the kernel as
+// though the consumer were fast. Fixed, backpressure reaches the server
+// after a few hundred KiB, as it would from a real slow consumer.
+const upstreamRecvBuffer = 256 << 10
+
+// fixedRecvBuffer sets upstreamRecvBuffer on a new upstream socket.
+func fixedRecvBuffer(_, _ string, c syscall.RawConn) error {
+	var serr error
+	if err := c.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, upstreamRecvBuffer)
+	}); err != nil {
+		return err
+	}
+	return serr
+}
+
+// downstreamSendBuffer is the send buffer of the connections the proxy
+// accepts from clients, fixed for the reason upstreamRecvBuffer is: a
+// client that reads slowly must hold the relay back within a few hundred
+// KiB, not after megabytes of autotuned kernel buffer.
+const downstreamSendBuffer = 256 << 10
+
+// fixedSendBuffers sets downstreamSendBuffer on every accepted connection.
+type fixedSendBuffers struct{ net.Listener }
+
+func (l fixedSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(downstreamSendBuffer)
+	}
+	return c, err
 }

@@ -133,6 +133,8 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"mutation": referenceMutationRole(),
 			"lookup":   {Tool: "lookup_ticket"},
 			"task":     referenceTaskRole,
+			"flood": {Tool: "flood", Arguments: map[string]any{"count": 5000, "pad": 1000},
+				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		Env: map[string]string{
@@ -158,6 +160,7 @@ func ReferenceManifest(mutant string) *Manifest {
 			"mutation": referenceMutationRole(),
 			"lookup":   {Tool: "lookup_ticket"},
 			"task":     referenceTaskRole,
+			"flood":    {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant), FixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}

@@ -85,6 +85,9 @@ type probeState struct {
 	StepsRun  int  `json:"stepsRun"`
 	Finished  bool `json:"finished"`
 	Cancelled bool `json:"cancelled"`
+	// BacklogPeak is the most messages the call's stream held unsent for
+	// a slow consumer (the flood role's probe).
+	BacklogPeak int `json:"backlogPeak"`
 }
 
 // Probe asks the target how much work ran for tag.

@@ -11,4 +11,6 @@ func Register() {
 	registerRobust()
 	registerIdem()
 	registerTask()
+	registerTimeout()
+	registerFlow()
 }

@@ -72,5 +72,6 @@ With no target, "mcp-conform run" checks the built-in reference server.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
 	root.AddCommand(newReviewCmd())
+	root.AddCommand(newHerdCmd())
 	return root
 }

@@ -70,9 +70,9 @@ type mutantCase struct {
 }
 
 var mutantCases = []mutantCase{
-	{mutant: "respond-after-cancel", want: reports.Fail, evidence: "answered request"},
-	{mutant: "respond-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}},
-	{mutant: "respond-after-cancel", spec: "2025-06-18", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}},
+	{mutant: "respond-after-cancel", want: reports.Fail, evidence: "answered request", mayAlso: timeoutReuse},
+	{mutant: "respond-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}, mayAlso: timeoutReuse},
+	{mutant: "respond-after-cancel", spec: "2025-06-18", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}, mayAlso: timeoutReuse},
 	{mutant: "progress-after-complete", want: reports.Fail, evidence: "after the final response"},
 	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
 	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
@@ -82,9 +82,9 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
 	{mutant: "total-changes", want: reports.Warn, evidence: "total changed"},
-	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation"},
-	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "after the server had read the cancellation"},
-	{mutant: "http-ignore-close", want: reports.Fail, evidence: "kept working"},
+	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
+	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
+	{mutant: "http-ignore-close", want: reports.Fail, evidence: "kept working", mayAlso: timeoutReuse},
 	{mutant: "no-antibuffer-headers", want: reports.Warn, evidence: "X-Accel-Buffering"},
 	{mutant: "no-antibuffer-headers", spec: "2025-11-25", want: reports.Warn, evidence: "Cache-Control"},
 	{mutant: "no-heartbeat", want: reports.Warn, evidence: "no SSE comment keep-alive"},
@@ -143,6 +143,48 @@ var mutantCases = []mutantCase{
 	{mutant: "task-progress-after-terminal", spec: "2025-11-25", want: reports.Fail, evidence: "after tasks/get reported it cancelled"},
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Fail, evidence: "after the connection that created it closed",
 		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
+	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
+	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
+	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
+	{mutant: "progress-flood-unbounded", spec: "2025-06-18", want: reports.Warn, evidence: "its queue grew with the flood"},
+}
+
+// timeoutReuse: TIMEOUT-CANCEL-STOPS has no mutant of its own; the cancel
+// mutants that break its clause on one transport (see
+// TestTimeoutCaughtByCancelMutants) leave it passing on the other.
+var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
+
+// TestTimeoutCaughtByCancelMutants: TIMEOUT-CANCEL-STOPS reuses the cancel
+// mutants that break its clause — a server that answers (respond-after-
+// cancel), or goes on reporting progress (progress-after-cancel), after the
+// reliable client's timeout cancellation on stdio and in 2025 HTTP; one
+// that keeps working after the stream close (http-ignore-close) in 2026
+// HTTP.
+func TestTimeoutCaughtByCancelMutants(t *testing.T) {
+	for _, tc := range []struct {
+		mutant, spec, transport string
+		want                    reports.Status
+		evidence                string
+	}{
+		{"respond-after-cancel", "", "stdio", reports.Fail, "answered request"},
+		{"respond-after-cancel", "2025-11-25", "http", reports.Warn, "answered request"},
+		{"progress-after-cancel", "", "stdio", reports.Fail, "after the server had read the timeout's cancellation"},
+		{"http-ignore-close", "", "http", reports.Fail, "kept working after the client's timeout cancellation (stream-close)"},
+	} {
+		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
+			limitParallel(t)
+			args := []string{"run", "-q", "--focus", "TIMEOUT-CANCEL-STOPS", "--mutant", tc.mutant}
+			if tc.spec != "" {
+				args = append(args, "--spec", tc.spec)
+			}
+			r := runCLI(t, runLimit, args...)
+			c := r.checkOn(t, "TIMEOUT-CANCEL-STOPS", tc.transport)
+			if c.Status != tc.want || !strings.Contains(c.Reason, tc.evidence) {
+				t.Fatalf("TIMEOUT-CANCEL-STOPS [%s]: %s %q, want %s with %q", tc.transport, c.Status, c.Reason, tc.want, tc.evidence)
+			}
+			assertTranscriptShows(t, c)
+		})
+	}
 }
 
 // TestEveryMutantIsCaught runs the whole catalog against each mutant: the
