@@ -159,7 +159,11 @@ func (c *gatedConn) Close() error {
 func (h *H) connectGated(g *gate, rules ...faultproxy.Rule) *Conn {
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
 	defer cancel()
-	argv, env, err := resolveCommand(h.target)
+	target, cleanup, err := expandTarget(h.target, h)
+	if err != nil {
+		h.Errorf("start target: %v", err)
+	}
+	argv, env, err := resolveCommand(target)
 	if err != nil {
 		h.Errorf("start target: %v", err)
 	}
@@ -167,17 +171,18 @@ func (h *H) connectGated(g *gate, rules ...faultproxy.Rule) *Conn {
 	if err := rs.Set(rules...); err != nil {
 		h.Errorf("install rules: %v", err)
 	}
-	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: h.target.Dir, Rules: rs}
+	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: target.Dir, Rules: rs}
 	if h.cfg.Verbose {
 		opts.StderrTee = os.Stderr
 	}
 	link, err := faultproxy.StartStdio(context.Background(), opts)
 	if err != nil {
+		cleanup()
 		h.Errorf("start target: %v", err)
 	}
-	c := &Conn{Link: link, W: clients.NewWire(&gatedConn{ReadWriteCloser: link.Client(), g: g}, clients.WireOptions{ClientName: "mcp-conform"}), h: h}
+	c := &Conn{Link: link, W: clients.NewWire(&gatedConn{ReadWriteCloser: link.Client(), g: g}, clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
 	h.conns = append(h.conns, c)
-	if err := settle(ctx, c.W, h.cfg, h.target, h.session); err != nil {
+	if err := settle(ctx, c.W, h.cfg, target, h.session); err != nil {
 		h.Errorf("start target: %v%s", err, exitHint(link))
 	}
 	return c
