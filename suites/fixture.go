@@ -122,6 +122,12 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"silent": {Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 500}},
 		},
 		SessionTTL: referenceSessionTTL.String(),
+		// The reference binds a session initialized with a credential to
+		// it (SECURITY-SESSION-BINDING).
+		Auth: []map[string]string{
+			{"Authorization": "Bearer mcp-conform-principal-a"},
+			{"Authorization": "Bearer mcp-conform-principal-b"},
+		},
 		Env: map[string]string{
 			fixtureEnv:           fixtureValue(mutant),
 			fixtureHTTPEnv:       "127.0.0.1:{port}",

@@ -21,7 +21,9 @@ type HConn struct {
 	Proc  *faultproxy.Process
 	Proxy *faultproxy.HTTP
 	W     *clients.HTTPWire
-	h     *H
+	// Upstream is the server's own endpoint URL, behind the proxy.
+	Upstream string
+	h        *H
 }
 
 // ConnectHTTP starts the HTTP target (when it has a command) behind a new
@@ -95,6 +97,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		c.close()
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
+	c.Upstream = endpoint
 	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr}
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal

@@ -9,4 +9,6 @@ func Register() {
 	registerHTTPChecks()
 	registerHTTPReconnect()
 	registerRobust()
+	registerRobustInput()
+	registerSecurity()
 }

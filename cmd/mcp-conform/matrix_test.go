@@ -97,7 +97,8 @@ var mutantCases = []mutantCase{
 	{mutant: "accept-any-version", spec: "2025-11-25", want: reports.Fail, evidence: "want 400"},
 	{mutant: "delete-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "after DELETE"},
 	{mutant: "reissue-busy", want: reports.Warn, evidence: "re-issued request failed"},
-	{mutant: "crash-on-parse-error", want: reports.Fail, evidence: "did not answer"},
+	{mutant: "crash-on-parse-error", want: reports.Fail, evidence: "did not answer",
+		also: []string{"ROBUST-INVALID-UTF8"}}, // bytes that are not UTF-8 are not JSON either: it crashes on them too
 	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
 	{mutant: "silent-on-parse-error", spec: "2025-11-25", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
 	{mutant: "http-status-not-jsonrpc", want: reports.Fail, evidence: "not a JSON-RPC error"},
@@ -109,6 +110,25 @@ var mutantCases = []mutantCase{
 		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
 	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
 		mayAlso: []string{"RECONNECT-RESUME-LIVE"}}, // cancelled work has no live events to resume, when the cancel wins the race with the resume
+	{mutant: "invalid-request-ignored", want: reports.Fail, evidence: "no reply to a request object without a method"},
+	{mutant: "invalid-request-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "without a method"},
+	{mutant: "invalid-params-wrong-code", want: reports.Warn, evidence: "code -32603 (want -32602)"},
+	{mutant: "invalid-params-wrong-code", spec: "2025-06-18", want: reports.Warn, evidence: "code -32603 (want -32602)"},
+	{mutant: "unknown-tool-as-result", want: reports.Warn, evidence: "answered with a result"},
+	{mutant: "unknown-tool-as-result", spec: "2025-11-25", want: reports.Warn, evidence: "answered with a result"},
+	{mutant: "crash-on-oversize", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "crash-on-oversize", spec: "2025-11-25", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "crash-on-invalid-utf8", want: reports.Fail, evidence: "not UTF-8"},
+	{mutant: "crash-on-invalid-utf8", spec: "2025-06-18", want: reports.Fail, evidence: "not UTF-8"},
+	{mutant: "crash-on-duplicate-id", want: reports.Fail, evidence: "reusing an in-flight id"},
+	{mutant: "crash-on-duplicate-id", spec: "2025-11-25", want: reports.Fail, evidence: "reusing an in-flight id"},
+	{mutant: "answer-stray-response", want: reports.Fail, evidence: "response from the client"},
+	{mutant: "answer-stray-response", spec: "2025-11-25", want: reports.Fail, evidence: "response from the client"},
+	{mutant: "session-sequential", spec: "2025-11-25", want: reports.Warn, evidence: "bits (want ≥ 96)"},
+	{mutant: "session-reuse-deleted", spec: "2025-11-25", want: reports.Warn, evidence: "deleted before"},
+	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
+	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
+	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
 }
 
 // TestEveryMutantIsCaught runs the whole catalog against each mutant: the
