@@ -169,6 +169,8 @@ var alphabets = []struct {
 	{"digits", "0123456789"},
 	{"hex", "0123456789abcdef"},
 	{"HEX", "0123456789ABCDEF"},
+	{"base32", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"},
+	{"base32 (lower case)", "abcdefghijklmnopqrstuvwxyz234567"},
 	{"alphanumeric", "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"},
 	{"base64", "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/-_="},
 }
