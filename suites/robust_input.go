@@ -412,26 +412,29 @@ func duplicateID(h *H) {
 	id := jsonrpc.StringID("dup-1")
 	onTransport(h, func(c *Conn) {
 		from := c.W.Len()
+		deadline := time.Now().Add(h.cfg.CallTimeout) // the slow call's bound
 		first := c.StartRole("slow", id, nil)
 		line, _ := json.Marshal(request("dup-1", "tools/list", modernParams(c.W.Session(), nil)))
 		c.SendRaw(string(line))
 		c.Ping("after a request reusing an in-flight id")
 		if _, err := func() (clients.Message, error) {
-			ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+			ctx, cancel := context.WithDeadline(h.ctx, deadline)
 			defer cancel()
 			return first.Wait(ctx)
 		}(); err != nil {
 			h.Failf("no reply for id dup-1 (two requests sent with it): %v%s", err, exitHint(c.Link))
 		}
-		// Two requests carried the id: wait for a second reply (a server
-		// may also drop the duplicate: then this wait runs out, which is
-		// no failure), then a barrier, then count.
-		n := 0
-		_, _ = c.WaitFirst(from, h.cfg.CallTimeout, func(m clients.Message) bool {
+		// Two requests carried the id: wait, within the slow call's bound,
+		// for the slow call's answer (neither a tools/list result nor an
+		// Invalid Request) or a second reply; a server may also drop the
+		// duplicate. Then a barrier, then count.
+		n, slowAnswered := 0, false
+		_, _ = c.WaitFirst(from, time.Until(deadline), func(m clients.Message) bool {
 			if m.Env.Kind.IsReply() && m.Env.ID == id {
 				n++
+				slowAnswered = slowAnswered || !answersList(m)
 			}
-			return n >= 2
+			return n >= 2 || slowAnswered
 		})
 		c.Ping("after the in-flight request's answer")
 		replies := c.RepliesTo(from, id)
@@ -473,6 +476,20 @@ func duplicateID(h *H) {
 			h.Notef("the duplicate: %s (HTTP %d)", describe(m2), second.Status())
 		}
 	})
+}
+
+// answersList reports whether m answers the duplicate tools/list of
+// ROBUST-DUPLICATE-ID: its result, or an Invalid Request error.
+func answersList(m clients.Message) bool {
+	if m.Env.Kind == jsonrpc.ErrorReply {
+		return m.Env.Error != nil && m.Env.Error.Code == -32600
+	}
+	var r struct {
+		Result struct {
+			Tools json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	return json.Unmarshal(m.Raw, &r) == nil && r.Result.Tools != nil
 }
 
 func strayResponse(h *H) {
