@@ -54,7 +54,10 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	tr := faultproxy.NewTranscript(nil)
 	c := &HConn{h: h}
 	endpoint := target.URL
-	if len(target.Command) > 0 {
+	// A port picked free can be taken by another process before the server
+	// binds it (a busy machine): a server that exits saying so is started
+	// again on a new port, a few times.
+	for attempt := 1; len(target.Command) > 0; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return nil, fmt.Errorf("pick a port: %w", err)
@@ -82,10 +85,17 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		if err != nil {
 			return nil, err
 		}
-		if err := waitListening(ctx, endpoint, c.Proc); err != nil {
-			c.Proc.Close(time.Second)
-			return nil, err
+		err = waitListening(ctx, endpoint, c.Proc)
+		if err == nil {
+			break
 		}
+		c.Proc.Close(time.Second)
+		if attempt < maxPortAttempts && portTaken(tr, c.Proc) && strings.Contains(strings.Join(target.Command, " ")+" "+fmt.Sprint(target.Env), "{port}") {
+			tr.Note("port %s was taken before the server could bind it; starting it again on another port", port)
+			c.Proc = nil
+			continue
+		}
+		return nil, err
 	}
 	if c.Proc == nil {
 		if err := waitListening(ctx, endpoint, nil); err != nil {
@@ -121,6 +131,31 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		return nil, err
 	}
 	return c, nil
+}
+
+// maxPortAttempts bounds the starts of a server whose port was taken.
+const maxPortAttempts = 3
+
+// portTaken reports whether the server exited and said that its address
+// was in use.
+func portTaken(tr *faultproxy.Transcript, p *faultproxy.Process) bool {
+	select {
+	case <-p.Exited():
+	default:
+		return false
+	}
+	// Its last output may still be on the way into the transcript.
+	for deadline := time.Now().Add(500 * time.Millisecond); ; {
+		for _, e := range tr.Entries() {
+			if strings.Contains(strings.ToLower(e.Text), "address already in use") {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // waitListening waits until the endpoint accepts TCP connections, the
