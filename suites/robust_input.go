@@ -349,7 +349,10 @@ func oversize(h *H) {
 				defer get.Close()
 			}
 		}
-		line := r.rawLine(id, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"padding": strings.Repeat("a", oversizeBytes)}}, nil)
+		// The padding goes in after marshalling: 8 MiB copied, not escaped.
+		const pad = "MCP-CONFORM-PADDING"
+		line := r.rawLine(id, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"padding": pad}},
+			map[string]string{pad: strings.Repeat("a", oversizeBytes)})
 		what := fmt.Sprintf("a %d-byte tools/call", len(line))
 		if r.s != nil {
 			from := r.s.W.Len()
