@@ -149,7 +149,7 @@ type HTTPWire struct {
 // Close it to end every open stream.
 func NewHTTPWire(endpoint string, opts HTTPOptions) *HTTPWire {
 	opts = opts.withDefaults()
-	w := &HTTPWire{endpoint: endpoint, opts: opts, client: opts.Client, signal: make(chan struct{}), log: msgLog{max: opts.MaxMessages}}
+	w := &HTTPWire{endpoint: endpoint, opts: opts, client: opts.Client, signal: make(chan struct{}), log: newMsgLog(opts.MaxMessages)}
 	if w.client == nil {
 		w.client = defaultHTTPClient()
 		w.ownClient = true

@@ -25,7 +25,7 @@ func TestMsgLogEviction(t *testing.T) {
 		{max: 0, add: 50, wantHeld: 50, wantEvicted: 0, wantFirstSeq: 0, wantCount: 50}, // 0: unbounded
 	} {
 		t.Run(fmt.Sprintf("max%d-add%d", tc.max, tc.add), func(t *testing.T) {
-			l := msgLog{max: tc.max}
+			l := newMsgLog(tc.max)
 			var views [][]Message
 			for i := range tc.add {
 				m := l.add(Message{Raw: []byte(fmt.Sprint(i))})
@@ -136,9 +136,25 @@ func TestHTTPWireFlood(t *testing.T) {
 		s.data("", rpcResult(req.ID, `{"content":[]}`))
 	}), HTTPOptions{MaxMessages: 64})
 	ctx := testCtx(t)
-	m, err := w.Call(ctx, "tools/call", map[string]any{"name": "x"})
+	call, err := w.Start(ctx, jsonrpc.StringID("flood"), "tools/call", map[string]any{"name": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := call.Wait(ctx)
 	if err != nil || m.Env.Kind != jsonrpc.Response {
 		t.Fatalf("response after the flood: %v %s", err, m.Raw)
+	}
+	<-call.Ended()
+	// The stream's own logs are bounded too.
+	evs, msgs := call.StreamEvents(), call.Messages()
+	if len(evs) > 64 || len(msgs) > 64 || call.EventsEvicted() != n+1-len(evs) {
+		t.Errorf("stream holds %d events, %d messages, evicted %d", len(evs), len(msgs), call.EventsEvicted())
+	}
+	if len(msgs) == 0 || msgs[len(msgs)-1].Seq != n || evs[len(evs)-1].Seq != n {
+		t.Errorf("the stream's last message is not the response")
+	}
+	if e, err := call.WaitEvent(ctx, 0, func(e StreamEvent) bool { return e.Seq >= 0 }); err != nil || e.Seq != evs[0].Seq {
+		t.Errorf("WaitEvent from 0: %v, Seq %d; want the oldest held, %d", err, e.Seq, evs[0].Seq)
 	}
 	if w.Len() != n+1 || m.Seq != n {
 		t.Errorf("Len %d, response Seq %d; want %d, %d", w.Len(), m.Seq, n+1, n)

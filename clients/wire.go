@@ -146,7 +146,7 @@ func NewWire(conn io.ReadWriteCloser, opts WireOptions) *Wire {
 	w := &Wire{
 		conn:       conn,
 		opts:       opts,
-		log:        msgLog{max: opts.MaxMessages},
+		log:        newMsgLog(opts.MaxMessages),
 		wsem:       make(chan struct{}, 1),
 		signal:     make(chan struct{}),
 		pending:    make(map[jsonrpc.ID][]*Pending),
