@@ -17,8 +17,9 @@ import (
 const leakMarkEnv = "MCP_CONFORM_LEAK_MARK"
 
 // TestRunsReapChildrenAndRemoveTempFiles runs the CLI against the built-in
-// targets (stdio and HTTP server processes) and against a server that hangs
-// forever, each with its own TMPDIR and a marker in its environment: after
+// targets (stdio and HTTP server processes), against a server that hangs
+// forever, one that crashes mid-run, and a built-in server that crashes on
+// an 8 MiB message, each with its own TMPDIR and a marker in its environment: after
 // each run no process carrying the marker may be alive, and TMPDIR must be
 // empty.
 func TestRunsReapChildrenAndRemoveTempFiles(t *testing.T) {
@@ -32,6 +33,8 @@ func TestRunsReapChildrenAndRemoveTempFiles(t *testing.T) {
 	}{
 		{"reference", []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS|ROBUST-PARSE-ERROR|SSE-HEADERS|SESSION-DELETE", "--spec", "2025-11-25"}, false},
 		{"hang", append([]string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS", "--manifest", testdataFile(t, "hostile-hang.yaml")}, hostileTimeouts...), true},
+		{"crash", append([]string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS|ROBUST-PARSE-ERROR", "--manifest", testdataFile(t, "hostile-crash.yaml")}, hostileTimeouts...), true},
+		{"mutant-crash-http", []string{"run", "-q", "--mutant", "crash-on-oversize", "--focus", "ROBUST-OVERSIZE"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.py {
