@@ -153,6 +153,8 @@ type rpc struct {
 	sess clients.Session
 }
 
+// onEither connects to the target on its transport and runs body with the
+// connection.
 func onEither(h *H, body func(r rpc)) {
 	onTransport(h, func(c *Conn) {
 		body(rpc{h: h, s: c, sess: c.W.Session()})
@@ -181,6 +183,8 @@ func (r rpc) call(method string, params map[string]any, d time.Duration) clients
 	return m
 }
 
+// ping sends the era's barrier request and fails the check when the
+// server does not answer it.
 func (r rpc) ping(why string) {
 	if r.s != nil {
 		r.s.Ping(why)
@@ -189,6 +193,7 @@ func (r rpc) ping(why string) {
 	}
 }
 
+// hint says how the server ended, when it has.
 func (r rpc) hint() string {
 	if r.s != nil {
 		return exitHint(r.s.Link)
