@@ -104,9 +104,10 @@ var (
 	checkDuplicateID = register(&Check{
 		ID:    "ROBUST-DUPLICATE-ID",
 		Title: "a request reusing the id of one in flight does not take the server down, and gets an answer",
-		How: "Starts the slow role with id dup-1, then sends tools/list with the same id while it runs. Reusing the id is " +
-			"the client's fault (a requestor duty), so any answer is accepted — but the server must answer the barrier " +
-			"request, answer the id at least once, and at most once per request sent.",
+		How: "Starts the slow role with id dup-1, then sends the barrier request (ping, or server/discover) with the same id " +
+			"while it runs. Reusing the id is the client's fault (a requestor duty), so the duplicate may be answered or " +
+			"rejected or dropped — but the server must answer the barrier request, still answer the slow call, and answer " +
+			"at most once per request sent.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Should, Spec: basicLegacy,
 				Clause: "\"The request ID MUST NOT have been previously used by the requestor within the same session\" binds the client; the server's side is to survive a client that breaks it: keep serving, answer each request at most once (no cross-talk), and answer the id (JSON-RPC: a request gets a response). A server that dies FAILs."},
@@ -170,15 +171,24 @@ func (r rpc) call(method string, params map[string]any, d time.Duration) clients
 	defer cancel()
 	var (
 		m   clients.Message
+		id  jsonrpc.ID
 		err error
 	)
 	if r.s != nil {
-		m, err = r.s.W.Call(ctx, method, params)
+		id = r.s.W.NewID()
+		var p *clients.Pending
+		if p, err = r.s.W.Start(ctx, id, method, params); err == nil {
+			m, err = p.Wait(ctx)
+		}
 	} else {
-		m, err = r.web.W.Call(ctx, method, params)
+		id = r.web.W.NewID()
+		var c *clients.HTTPCall
+		if c, err = r.web.W.Start(ctx, id, method, params); err == nil {
+			m, err = c.Wait(ctx)
+		}
 	}
 	if err != nil {
-		r.h.failServer("no answer to %s: %v%s", method, err, r.hint())
+		r.h.failServer("no response for id %s (%s): %v%s", id, method, err, r.hint())
 	}
 	return m
 }
@@ -203,6 +213,16 @@ func (r rpc) hint() string {
 
 // firstTool returns the name of the first tool the server lists, or skips.
 func (r rpc) firstTool() string {
+	name, why := r.listedTool()
+	if name == "" {
+		r.h.Skip(why)
+	}
+	return name
+}
+
+// listedTool returns the name of the first tool the server lists, or ""
+// and why there is none.
+func (r rpc) listedTool() (name, why string) {
 	m := r.call("tools/list", nil, r.h.cfg.OpTimeout)
 	var res struct {
 		Result struct {
@@ -211,13 +231,13 @@ func (r rpc) firstTool() string {
 			} `json:"tools"`
 		} `json:"result"`
 	}
-	if m.Env.Kind != jsonrpc.Response || json.Unmarshal(m.Raw, &res) != nil {
-		r.h.Errorf("tools/list answered %s", clip(m.Raw))
+	switch {
+	case m.Env.Kind != jsonrpc.Response:
+		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", clip(m.Raw))
+	case json.Unmarshal(m.Raw, &res) != nil || len(res.Result.Tools) == 0 || res.Result.Tools[0].Name == "":
+		return "", "the server lists no tools"
 	}
-	if len(res.Result.Tools) == 0 || res.Result.Tools[0].Name == "" {
-		r.h.Skip("the server lists no tools")
-	}
-	return res.Result.Tools[0].Name
+	return res.Result.Tools[0].Name, ""
 }
 
 // rawLine marshals a request with id, method and params (with the modern
@@ -342,7 +362,12 @@ func unknownTool(h *H) {
 func oversize(h *H) {
 	const id = "oversize-1"
 	onEither(h, func(r rpc) {
-		tool := r.firstTool()
+		// A tool the server lists gets the load (it may well read the
+		// arguments); without one, any name does: the message is the test.
+		tool, _ := r.listedTool()
+		if tool == "" {
+			tool = "mcp-conform-oversize"
+		}
 		if r.web != nil && r.web.W.SessionID() != "" {
 			// A 2025 client keeps its session's standalone stream open;
 			// here it also keeps a short session TTL from running out
@@ -364,7 +389,7 @@ func oversize(h *H) {
 			r.s.SendRaw(string(line))
 			m, ok := r.s.WaitFirst(from, h.cfg.CallTimeout, replyTo(jsonrpc.StringID(id)))
 			if !ok {
-				h.failServer("no reply to %s %s (want an error such as -32600, or a result)", what, r.s.Silence(h.cfg.CallTimeout))
+				h.failServer("no response for id %s (%s) %s (want an error such as -32600, or a result)", id, what, r.s.Silence(h.cfg.CallTimeout))
 			}
 			h.Notef("%s was answered with %s", what, describe(m))
 			r.ping("after " + what)
@@ -421,29 +446,32 @@ func duplicateID(h *H) {
 	onTransport(h, func(c *Conn) {
 		from := c.W.Len()
 		deadline := time.Now().Add(h.cfg.CallTimeout) // the slow call's bound
-		first := c.StartRole("slow", id, nil)
-		line, _ := json.Marshal(request("dup-1", "tools/list", modernParams(c.W.Session(), nil)))
+		c.StartRole("slow", id, nil)
+		dup := barrierMethod(c.W.Session())
+		line, _ := json.Marshal(request("dup-1", dup, modernParams(c.W.Session(), nil)))
 		c.SendRaw(string(line))
 		c.Ping("after a request reusing an in-flight id")
-		if _, err := func() (clients.Message, error) {
-			ctx, cancel := context.WithDeadline(h.ctx, deadline)
-			defer cancel()
-			return first.Wait(ctx)
-		}(); err != nil {
-			h.Failf("no reply for id dup-1 (two requests sent with it): %v%s", err, exitHint(c.Link))
-		}
-		// Two requests carried the id: wait, within the slow call's bound,
-		// for the slow call's answer (neither a tools/list result nor an
-		// Invalid Request) or a second reply; a server may also drop the
-		// duplicate. Then a barrier, then count.
+		// The duplicate may be answered (its result, or Invalid Request)
+		// or dropped; the call in flight must still be answered, within
+		// its bound: a duplicate must not make the server lose it.
 		n, slowAnswered := 0, false
 		_, _ = c.WaitFirst(from, time.Until(deadline), func(m clients.Message) bool {
 			if m.Env.Kind.IsReply() && m.Env.ID == id {
 				n++
-				slowAnswered = slowAnswered || !answersList(m)
+				slowAnswered = slowAnswered || !answersBarrier(m)
 			}
-			return n >= 2 || slowAnswered
+			return slowAnswered
 		})
+		if !slowAnswered {
+			why := context.DeadlineExceeded.Error()
+			select {
+			case <-c.W.Closed():
+				why = c.Silence(0)
+			default:
+			}
+			h.failServer("no response for id dup-1 from the slow call in flight within %s (%d answer(s) to the duplicate %s): %s",
+				h.cfg.CallTimeout, n, dup, why)
+		}
 		c.Ping("after the in-flight request's answer")
 		replies := c.RepliesTo(from, id)
 		if len(replies) > 2 {
@@ -456,16 +484,17 @@ func duplicateID(h *H) {
 		first := c.StartRole("slow", id, nil, nil)
 		ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
 		defer cancel()
-		second, err := c.W.Start(ctx, id, "tools/list", nil)
+		dup := barrierMethod(c.W.Session())
+		second, err := c.W.Start(ctx, id, dup, nil)
 		if err != nil {
-			h.failServer("tools/list reusing id dup-1: %v%s", err, c.exitHint())
+			h.failServer("%s reusing id dup-1: %v%s", dup, err, c.exitHint())
 		}
 		c.Ping("after a request reusing an in-flight id")
 		m1, err1 := first.Wait(ctx)
-		m2, err2 := second.Wait(ctx)
-		if err1 != nil && err2 != nil {
-			h.Failf("no reply for id dup-1 on either request (%v; %v)%s", err1, err2, c.exitHint())
+		if err1 != nil {
+			h.failServer("no response for id dup-1 from the slow call in flight: %v%s", err1, c.exitHint())
 		}
+		m2, err2 := second.Wait(ctx)
 		for i, call := range []*clients.HTTPCall{first, second} {
 			n := 0
 			for _, m := range call.Messages() {
@@ -486,18 +515,20 @@ func duplicateID(h *H) {
 	})
 }
 
-// answersList reports whether m answers the duplicate tools/list of
-// ROBUST-DUPLICATE-ID: its result, or an Invalid Request error.
-func answersList(m clients.Message) bool {
+// answersBarrier reports whether m answers the duplicate of
+// ROBUST-DUPLICATE-ID (ping, or server/discover in 2026-07-28) rather than
+// the slow call: an Invalid Request error, or a result without the content
+// of a tool result.
+func answersBarrier(m clients.Message) bool {
 	if m.Env.Kind == jsonrpc.ErrorReply {
 		return m.Env.Error != nil && m.Env.Error.Code == -32600
 	}
 	var r struct {
 		Result struct {
-			Tools json.RawMessage `json:"tools"`
+			Content json.RawMessage `json:"content"`
 		} `json:"result"`
 	}
-	return json.Unmarshal(m.Raw, &r) == nil && r.Result.Tools != nil
+	return json.Unmarshal(m.Raw, &r) == nil && r.Result.Content == nil
 }
 
 func strayResponse(h *H) {
