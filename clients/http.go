@@ -82,6 +82,10 @@ type HTTPOptions struct {
 	// LenientSSE makes the SSE parser lenient (sse.Options.Lenient); by
 	// default it is strict.
 	LenientSSE bool
+	// MaxMessages bounds the log of JSON-RPC messages (Messages), default
+	// DefaultMaxMessages: beyond it the oldest are evicted (see Evicted);
+	// Seq numbers keep counting.
+	MaxMessages int
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -96,6 +100,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.MaxEventSize <= 0 {
 		o.MaxEventSize = DefaultMaxEventSize
+	}
+	if o.MaxMessages <= 0 {
+		o.MaxMessages = DefaultMaxMessages
 	}
 	o.Header = o.Header.Clone()
 	return o
@@ -131,7 +138,7 @@ type HTTPWire struct {
 	wg         sync.WaitGroup
 
 	mu        sync.Mutex
-	msgs      []Message
+	log       msgLog
 	signal    chan struct{} // closed and replaced on every change
 	closed    bool
 	session   Session
@@ -142,7 +149,7 @@ type HTTPWire struct {
 // Close it to end every open stream.
 func NewHTTPWire(endpoint string, opts HTTPOptions) *HTTPWire {
 	opts = opts.withDefaults()
-	w := &HTTPWire{endpoint: endpoint, opts: opts, client: opts.Client, signal: make(chan struct{})}
+	w := &HTTPWire{endpoint: endpoint, opts: opts, client: opts.Client, signal: make(chan struct{}), log: newMsgLog(opts.MaxMessages)}
 	if w.client == nil {
 		w.client = defaultHTTPClient()
 		w.ownClient = true
@@ -270,32 +277,36 @@ func (w *HTTPWire) broadcastLocked() {
 
 // recordLocked appends one inbound message to the log.
 func (w *HTTPWire) recordLocked(m Message) Message {
-	m.Seq = len(w.msgs)
-	w.msgs = append(w.msgs, m)
+	m = w.log.add(m)
 	w.broadcastLocked()
 	return m
 }
 
 // Messages returns a snapshot of every JSON-RPC message received on any
-// stream, in arrival order.
+// stream and still held (all of them unless more than MaxMessages
+// arrived), in arrival order.
 func (w *HTTPWire) Messages() []Message { return w.Since(0) }
 
-// Since returns a snapshot of the messages with Seq >= seq.
+// Since returns a snapshot of the held messages with Seq >= seq.
 func (w *HTTPWire) Since(seq int) []Message {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	seq = max(seq, 0)
-	if seq >= len(w.msgs) {
-		return nil
-	}
-	return append([]Message(nil), w.msgs[seq:]...)
+	return w.log.since(seq)
 }
 
 // Len returns the number of messages so far: the Seq the next one will get.
 func (w *HTTPWire) Len() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.msgs)
+	return w.log.count()
+}
+
+// Evicted returns how many of the oldest messages were dropped from the
+// log to keep it within MaxMessages.
+func (w *HTTPWire) Evicted() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.log.evicted
 }
 
 // WaitFor returns the first message with Seq >= fromSeq for which pred is
@@ -306,10 +317,8 @@ func (w *HTTPWire) WaitFor(ctx context.Context, fromSeq int, pred func(Message) 
 	next := max(fromSeq, 0)
 	for {
 		w.mu.Lock()
-		var batch []Message
-		if next < len(w.msgs) {
-			batch = w.msgs[next:len(w.msgs):len(w.msgs)]
-		}
+		batch, start := w.log.view(next)
+		next = start
 		sig, closed := w.signal, w.closed
 		w.mu.Unlock()
 		for _, m := range batch {

@@ -48,9 +48,10 @@ type HTTPCall struct {
 	// goroutine reading the body touches it.
 	raw *bytes.Buffer
 
-	// Guarded by w.mu.
-	events      []StreamEvent
-	msgs        []Message
+	// Guarded by w.mu. Both logs are bounded by HTTPOptions.MaxMessages
+	// (oldest evicted first; event indexes keep counting).
+	events      boundedLog[StreamEvent]
+	msgs        boundedLog[Message]
 	body        []byte
 	partial     []byte
 	resp        *Message
@@ -73,6 +74,8 @@ func (w *HTTPWire) newCall(method string, body []byte, reqHeader http.Header, id
 		at:         time.Now(),
 		gotResp:    make(chan struct{}),
 		ended:      make(chan struct{}),
+		events:     boundedLog[StreamEvent]{max: w.opts.MaxMessages},
+		msgs:       boundedLog[Message]{max: w.opts.MaxMessages},
 	}
 }
 
@@ -106,13 +109,15 @@ func (c *HTTPCall) Request() []byte { return c.reqBody }
 // adds Host and Content-Length). Callers must not modify them.
 func (c *HTTPCall) RequestHeader() http.Header { return c.reqHeader }
 
-// Events returns every SSE event of the stream so far, in order, comments
-// included; empty for a response that is not SSE.
+// Events returns every SSE event of the stream so far (the most recent
+// MaxMessages of them), in order, comments included; empty for a response
+// that is not SSE.
 func (c *HTTPCall) Events() []sse.Event {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	out := make([]sse.Event, len(c.events))
-	for i, e := range c.events {
+	held, _ := c.events.view(0)
+	out := make([]sse.Event, len(held))
+	for i, e := range held {
 		out[i] = e.Event
 	}
 	return out
@@ -122,21 +127,28 @@ func (c *HTTPCall) Events() []sse.Event {
 func (c *HTTPCall) StreamEvents() []StreamEvent {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	return append([]StreamEvent(nil), c.events...)
+	return c.events.since(0)
 }
 
-// WaitEvent returns the first event with index >= from (in StreamEvents)
-// for which pred is true, already received or arriving later. It fails with
+// EventsEvicted returns how many of the stream's oldest events (and
+// messages) were dropped to keep its logs within MaxMessages.
+func (c *HTTPCall) EventsEvicted() int {
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	return c.events.evicted
+}
+
+// WaitEvent returns the first event with index >= from (in StreamEvents,
+// counting evicted events too) for which pred is true, already received or
+// arriving later. It fails with
 // ctx's error, or with an error wrapping ErrConnEnded once the stream ended
 // and no event matched.
 func (c *HTTPCall) WaitEvent(ctx context.Context, from int, pred func(StreamEvent) bool) (StreamEvent, error) {
 	next := max(from, 0)
 	for {
 		c.w.mu.Lock()
-		var batch []StreamEvent
-		if next < len(c.events) {
-			batch = c.events[next:len(c.events):len(c.events)]
-		}
+		batch, start := c.events.view(next)
+		next = start
 		// finish closes ended under the same lock, after the last event.
 		sig, ended := c.w.signal, c.isEnded()
 		c.w.mu.Unlock()
@@ -162,7 +174,7 @@ func (c *HTTPCall) WaitEvent(ctx context.Context, from int, pred func(StreamEven
 func (c *HTTPCall) Messages() []Message {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	return append([]Message(nil), c.msgs...)
+	return c.msgs.since(0)
 }
 
 // Body returns the body of a response that is not SSE, once read (at most
@@ -312,8 +324,9 @@ func (c *HTTPCall) finish(rctx context.Context, err error) {
 	c.endErr = err
 	if c.resp == nil && !c.isSSE && !c.id.IsZero() {
 		// A rejected HTTP request: its JSON-RPC error has no usable id.
-		for i := range c.msgs {
-			if m := c.msgs[i]; m.Env.Kind == jsonrpc.ErrorReply && (m.Env.ID.IsZero() || m.Env.ID == "null") {
+		held, _ := c.msgs.view(0)
+		for i := range held {
+			if m := held[i]; m.Env.Kind == jsonrpc.ErrorReply && (m.Env.ID.IsZero() || m.Env.ID == "null") {
 				c.resp = &m
 				close(c.gotResp)
 				break
@@ -400,7 +413,7 @@ func (c *HTTPCall) recordEvent(ev sse.Event, at time.Time, lastEventID string) b
 		se.Seq = m.Seq
 		c.addMsgLocked(m)
 	}
-	c.events = append(c.events, se)
+	c.events.add(se)
 	c.lastEventID = lastEventID
 	w.broadcastLocked()
 	return hasMsg
@@ -409,7 +422,7 @@ func (c *HTTPCall) recordEvent(ev sse.Event, at time.Time, lastEventID string) b
 // addMsgLocked adds a recorded message to the call, fulfilling Wait when it
 // is the first response carrying the request's id.
 func (c *HTTPCall) addMsgLocked(m Message) {
-	c.msgs = append(c.msgs, m)
+	c.msgs.add(m)
 	if c.resp == nil && !c.id.IsZero() && m.Env.Kind.IsReply() && m.Env.ID == c.id {
 		c.resp = &m
 		close(c.gotResp)

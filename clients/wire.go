@@ -84,6 +84,10 @@ type WireOptions struct {
 	// ProbeTimeout bounds the server/discover probe of Negotiate, default
 	// DefaultProbeTimeout; no answer within it means a legacy server.
 	ProbeTimeout time.Duration
+	// MaxMessages bounds the inbound message log, default
+	// DefaultMaxMessages: beyond it the oldest messages are evicted (see
+	// Evicted); Seq numbers keep counting.
+	MaxMessages int
 }
 
 func (o WireOptions) withDefaults() WireOptions {
@@ -98,6 +102,9 @@ func (o WireOptions) withDefaults() WireOptions {
 	}
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	if o.MaxMessages <= 0 {
+		o.MaxMessages = DefaultMaxMessages
 	}
 	return o
 }
@@ -118,7 +125,7 @@ type Wire struct {
 	writers sync.WaitGroup
 
 	mu          sync.Mutex
-	msgs        []Message
+	log         msgLog
 	signal      chan struct{} // closed and replaced on every change
 	pending     map[jsonrpc.ID][]*Pending
 	ended       bool  // the reader finished
@@ -147,10 +154,12 @@ func NewWire(conn io.ReadWriteCloser, opts WireOptions) *Wire {
 // whose outbound messages are single Writes to conn (each a message and its
 // "\n"), and starts its reader.
 func newWire(conn io.ReadWriteCloser, opts WireOptions, readFrame func(max int) ([]byte, bool, error)) *Wire {
+	opts = opts.withDefaults()
 	w := &Wire{
 		readFrame:  readFrame,
 		conn:       conn,
-		opts:       opts.withDefaults(),
+		opts:       opts,
+		log:        newMsgLog(opts.MaxMessages),
 		wsem:       make(chan struct{}, 1),
 		signal:     make(chan struct{}),
 		pending:    make(map[jsonrpc.ID][]*Pending),
@@ -211,8 +220,7 @@ func (w *Wire) record(raw []byte, partial bool) {
 	env := jsonrpc.Parse(raw)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	m := Message{Seq: len(w.msgs), At: at, Raw: raw, Env: env, Partial: partial}
-	w.msgs = append(w.msgs, m)
+	m := w.log.add(Message{At: at, Raw: raw, Env: env, Partial: partial})
 	if env.Kind.IsReply() && !env.ID.IsZero() {
 		if q := w.pending[env.ID]; len(q) > 0 {
 			p := q[0]
@@ -298,18 +306,15 @@ func (w *Wire) Close() error {
 	return w.closeErr
 }
 
-// Messages returns a snapshot of every inbound message, in arrival order.
+// Messages returns a snapshot of every inbound message still held (all of
+// them unless more than MaxMessages arrived), in arrival order.
 func (w *Wire) Messages() []Message { return w.Since(0) }
 
-// Since returns a snapshot of the inbound messages with Seq >= seq.
+// Since returns a snapshot of the held inbound messages with Seq >= seq.
 func (w *Wire) Since(seq int) []Message {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	seq = max(seq, 0)
-	if seq >= len(w.msgs) {
-		return nil
-	}
-	return append([]Message(nil), w.msgs[seq:]...)
+	return w.log.since(seq)
 }
 
 // Len returns the number of inbound messages so far: the Seq the next one
@@ -317,23 +322,30 @@ func (w *Wire) Since(seq int) []Message {
 func (w *Wire) Len() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.msgs)
+	return w.log.count()
+}
+
+// Evicted returns how many of the oldest inbound messages were dropped
+// from the log to keep it within MaxMessages.
+func (w *Wire) Evicted() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.log.evicted
 }
 
 // WaitFor returns the first message with Seq >= fromSeq for which pred is
-// true, whether it was already received or arrives later. pred runs on the
-// caller's goroutine, never under a lock. It fails with ctx's error, or with
-// an ErrConnEnded/ErrClosed error once the reader ended and no message
+// true, whether it was already received or arrives later (messages
+// evicted from the log are skipped). pred runs on the caller's goroutine,
+// never under a lock. It fails with ctx's error, or with an
+// ErrConnEnded/ErrClosed error once the reader ended and no message
 // matched.
 func (w *Wire) WaitFor(ctx context.Context, fromSeq int, pred func(Message) bool) (Message, error) {
 	next := max(fromSeq, 0)
 	for {
 		w.mu.Lock()
-		var batch []Message
-		if next < len(w.msgs) {
-			// Appended elements are never modified, so the view stays valid.
-			batch = w.msgs[next:len(w.msgs):len(w.msgs)]
-		}
+		// Recorded elements are never modified, so the view stays valid.
+		batch, start := w.log.view(next)
+		next = start
 		sig, ended := w.signal, w.ended
 		var endErr error
 		if ended {

@@ -16,3 +16,12 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -race -count=1 -timeout 15m ./... "$@"
+
+# Fuzz targets, each for a bounded time (FUZZTIME, default 10s), one after
+# the other once the unit tests passed; seed corpora live in each package's
+# testdata/fuzz/.
+for target in ./jsonrpc:FuzzParse ./sse:FuzzReader ./faultproxy:FuzzParseRules; do
+  pkg=${target%%:*} fn=${target#*:}
+  echo "fuzz $fn ($pkg) for ${FUZZTIME:-10s}"
+  go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${FUZZTIME:-10s}" "$pkg"
+done

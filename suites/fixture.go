@@ -137,6 +137,12 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 		},
 		SessionTTL: referenceSessionTTL.String(),
+		// The reference binds a session initialized with a credential to
+		// it (SECURITY-SESSION-BINDING).
+		Auth: []map[string]string{
+			{"Authorization": "Bearer mcp-conform-principal-a"},
+			{"Authorization": "Bearer mcp-conform-principal-b"},
+		},
 		Env: map[string]string{
 			fixtureEnv:           fixtureValue(mutant),
 			fixtureHTTPEnv:       "127.0.0.1:{port}",

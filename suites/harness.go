@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -586,6 +588,13 @@ func (h *H) transcript() []reports.Entry {
 	return out
 }
 
+// A message larger than maxReportRaw (ROBUST-OVERSIZE sends 8 MiB) is
+// shown in a report by its first reportRawHead bytes and its size.
+const (
+	maxReportRaw  = 256 << 10
+	reportRawHead = 2 << 10
+)
+
 func toReportEntry(e faultproxy.Entry) reports.Entry {
 	re := reports.Entry{
 		AtMs: float64(e.At.Microseconds()) / 1000, Kind: string(e.Kind), Dir: string(e.Dir),
@@ -599,6 +608,12 @@ func toReportEntry(e faultproxy.Entry) reports.Entry {
 	}
 	if e.Raw != nil {
 		switch {
+		case len(e.Raw) > maxReportRaw:
+			head := e.Raw[:reportRawHead]
+			re.Text = fmt.Sprintf("%s… (%d bytes in all; clipped to %d in the report)", strings.ToValidUTF8(string(head), "\uFFFD"), len(e.Raw), reportRawHead)
+		case !utf8.Valid(e.Raw):
+			// JSON reports are UTF-8: show the bytes, escaped.
+			re.Text = "not UTF-8: " + strconv.Quote(string(e.Raw))
 		case json.Valid(e.Raw):
 			re.Raw = json.RawMessage(e.Raw)
 		case e.Stream != "" && !strings.HasPrefix(e.Stream, "WS#") && e.Kind == faultproxy.EntryMessage:

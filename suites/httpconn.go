@@ -23,7 +23,9 @@ type HConn struct {
 	Proc  *faultproxy.Process
 	Proxy *faultproxy.HTTP
 	W     *clients.HTTPWire
-	h     *H
+	// Upstream is the server's own endpoint URL, behind the proxy.
+	Upstream string
+	h        *H
 	// cleanup removes what the connection alone needed.
 	cleanup func()
 }
@@ -106,6 +108,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		c.close()
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
+	c.Upstream = endpoint
 	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr}
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal
@@ -128,6 +131,31 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		return nil, err
 	}
 	return c, nil
+}
+
+// maxPortAttempts bounds the starts of a server whose port was taken.
+const maxPortAttempts = 3
+
+// portTaken reports whether the server exited and said that its address
+// was in use.
+func portTaken(tr *faultproxy.Transcript, p *faultproxy.Process) bool {
+	select {
+	case <-p.Exited():
+	default:
+		return false
+	}
+	// Its last output may still be on the way into the transcript.
+	for deadline := time.Now().Add(500 * time.Millisecond); ; {
+		for _, e := range tr.Entries() {
+			if strings.Contains(strings.ToLower(e.Text), "address already in use") {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // waitListening waits until the endpoint accepts TCP connections, the

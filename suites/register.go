@@ -13,4 +13,6 @@ func Register() {
 	registerTask()
 	registerTimeout()
 	registerFlow()
+	registerRobustInput()
+	registerSecurity()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"go.uber.org/goleak"
 
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
@@ -25,7 +26,11 @@ var (
 
 func TestMain(m *testing.M) {
 	suites.ServeFixtureIfAsked()
-	os.Exit(m.Run())
+	// Every connection, proxy and client a check starts is closed when the
+	// check ends: nothing may outlive the run.
+	// Ginkgo's own interrupt handler stays registered for the process's
+	// life by design.
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/onsi/ginkgo/v2/internal/interrupt_handler.(*InterruptHandler).registerForInterrupts.func2"))
 }
 
 func TestSuites(t *testing.T) {

@@ -25,6 +25,10 @@ type Manifest struct {
 	// SessionTTL is how long the server lets a 2025 session stay idle
 	// before it expires (e.g. "2s"); it unlocks SESSION-EXPIRED-404.
 	SessionTTL string `yaml:"sessionTTL,omitempty"`
+	// Auth lists the credentials of principals, each as the HTTP headers
+	// one principal sends (e.g. {Authorization: "Bearer ..."}); two of them
+	// unlock SECURITY-SESSION-BINDING. Other checks send none.
+	Auth []map[string]string `yaml:"auth,omitempty"`
 	// Spec, when set, forces this target's protocol version (--spec all
 	// checks each target once per version). Not read from YAML.
 	Spec string `yaml:"-"`

@@ -97,38 +97,49 @@ func startTargetProcess(ctx context.Context, cfg *Config, target *Manifest, tr *
 	if len(target.Command) == 0 {
 		return nil, target.URL, waitListening(ctx, target.URL, nil)
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, "", fmt.Errorf("pick a port: %w", err)
-	}
-	sub := func(s string) string { return strings.ReplaceAll(s, "{port}", port) }
-	m := *target
-	m.Command = nil
-	for _, a := range target.Command {
-		m.Command = append(m.Command, sub(a))
-	}
-	m.Env = map[string]string{}
-	for k, v := range target.Env {
-		m.Env[k] = sub(v)
-	}
-	endpoint := sub(target.URL)
-	argv, env, err := resolveCommand(&m)
-	if err != nil {
-		return nil, "", err
-	}
-	po := faultproxy.ProcessOptions{Command: argv, Env: env, Dir: target.Dir, Transcript: tr}
-	if cfg.Verbose {
-		po.Tee = os.Stderr
-	}
-	proc, err := faultproxy.StartProcess(po)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := waitListening(ctx, endpoint, proc); err != nil {
+	// A port picked free can be taken by another process before the server
+	// binds it (a busy machine): a server that exits saying so is started
+	// again on a new port, a few times.
+	usesPort := strings.Contains(strings.Join(target.Command, " ")+" "+fmt.Sprint(target.Env), "{port}")
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, "", fmt.Errorf("pick a port: %w", err)
+		}
+		sub := func(s string) string { return strings.ReplaceAll(s, "{port}", port) }
+		m := *target
+		m.Command = nil
+		for _, a := range target.Command {
+			m.Command = append(m.Command, sub(a))
+		}
+		m.Env = map[string]string{}
+		for k, v := range target.Env {
+			m.Env[k] = sub(v)
+		}
+		endpoint := sub(target.URL)
+		argv, env, err := resolveCommand(&m)
+		if err != nil {
+			return nil, "", err
+		}
+		po := faultproxy.ProcessOptions{Command: argv, Env: env, Dir: target.Dir, Transcript: tr}
+		if cfg.Verbose {
+			po.Tee = os.Stderr
+		}
+		proc, err := faultproxy.StartProcess(po)
+		if err != nil {
+			return nil, "", err
+		}
+		err = waitListening(ctx, endpoint, proc)
+		if err == nil {
+			return proc, endpoint, nil
+		}
 		proc.Close(time.Second)
+		if attempt < maxPortAttempts && usesPort && portTaken(tr, proc) {
+			tr.Note("port %s was taken before the server could bind it; starting it again on another port", port)
+			continue
+		}
 		return nil, "", err
 	}
-	return proc, endpoint, nil
 }
 
 // ReferenceWSManifest is the built-in WebSocket target: the reference

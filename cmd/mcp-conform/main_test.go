@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -36,9 +38,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build mcp-conform:", err)
 		os.Exit(2)
 	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	// No goroutine the tests start in this process (proxies, clients,
+	// in-process runs) may outlive them; the built binary goes afterwards.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // result is one run of the binary.

@@ -11,6 +11,9 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
+// roleFreeInput are the bad-input checks that need no role.
+var roleFreeInput = []string{"ROBUST-INVALID-REQUEST", "ROBUST-INVALID-PARAMS", "ROBUST-UNKNOWN-TOOL", "ROBUST-OVERSIZE", "ROBUST-INVALID-UTF8", "ROBUST-STRAY-RESPONSE"}
+
 // TestRunURL runs `mcp-conform run --url` as a user would against the
 // reference server started as `mcp-conform fixture --http`: with no
 // manifest there are no roles, so only the role-free HTTP checks run and
@@ -33,8 +36,9 @@ func TestRunURL(t *testing.T) {
 		spec string
 		pass []string // the checks that need no role
 	}{
-		{"2026-07-28", []string{"SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED"}},
-		{"2025-11-25", []string{"SESSION-REQUIRED", "SESSION-UNKNOWN-404", "SESSION-DELETE", "SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED"}},
+		{"2026-07-28", append([]string{"SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED"}, roleFreeInput...)},
+		{"2025-11-25", append([]string{"SESSION-REQUIRED", "SESSION-UNKNOWN-404", "SESSION-DELETE", "SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED",
+			"SECURITY-SESSION-ENTROPY", "SECURITY-SESSION-REUSE"}, roleFreeInput...)},
 	} {
 		t.Run("spec="+tc.spec, func(t *testing.T) {
 			limitParallel(t)
@@ -78,6 +82,12 @@ func TestRunURL(t *testing.T) {
 				case c.ID == "SESSION-EXPIRED-404":
 					// --url gives no manifest, so no sessionTTL.
 					wantSkip(t, c, "no sessionTTL")
+				case c.ID == "SECURITY-SESSION-BINDING":
+					// No manifest, so no credentials.
+					wantSkip(t, c, "no credentials")
+				case c.ID == "SECURITY-LOOPBACK-BIND":
+					// The harness did not start the server.
+					wantSkip(t, c, "did not start the server")
 				default:
 					if c.Status != reports.Pass {
 						t.Errorf("%s: %s %q, want PASS (it needs no role)", c.ID, c.Status, c.Reason)

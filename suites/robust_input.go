@@ -1,0 +1,566 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// Spec pages the bad-input checks cite.
+const (
+	toolsLegacy     = "specification/VERSION/server/tools.mdx"
+	toolsModern     = "specification/2026-07-28/server/tools.mdx"
+	basicModern     = "specification/2026-07-28/basic/index.mdx"
+	transportLegacy = "specification/VERSION/basic/transports.mdx"
+)
+
+// oversizeBytes is the padding of ROBUST-OVERSIZE: 8 MiB of arguments.
+const oversizeBytes = 8 << 20
+
+var (
+	checkInvalidRequest = register(&Check{
+		ID:    "ROBUST-INVALID-REQUEST",
+		Title: "an invalid request object gets -32600 (over HTTP an error status), and the server lives on",
+		How: "Sends two request objects that are valid JSON but not valid JSON-RPC requests — one without a method, one " +
+			"whose jsonrpc is \"1.0\". stdio: each must get a JSON-RPC error -32600 (with its id, or null). HTTP: each POST " +
+			"must get a 4xx status. The barrier request must be answered after each.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
+				Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification, whose Invalid Request error is -32600 (a request object without a method, or whose jsonrpc is not exactly \"2.0\"); over HTTP, input the server cannot accept MUST get an HTTP error status code (transports.mdx)."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern,
+				Clause: "MCP follows JSON-RPC 2.0 and uses its standard error codes (-32600: Invalid Request) for general protocol failures; over HTTP, input the server cannot accept MUST get an HTTP error status code (streamable-http.mdx)."}},
+		),
+		Transports: []string{"stdio", "http"},
+	})
+	checkInvalidParams = register(&Check{
+		ID:    "ROBUST-INVALID-PARAMS",
+		Title: "a tools/call whose arguments are not an object gets the JSON-RPC error -32602",
+		How: "Lists the tools, then calls the first one with arguments that are a string instead of an object (a request " +
+			"that fails the CallToolRequest schema). The answer must be a JSON-RPC error with code -32602, not a result; " +
+			"then the barrier request.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: toolsLegacy,
+				Clause: "Malformed requests (requests that fail to satisfy the CallToolRequest schema) are protocol errors, reported as standard JSON-RPC errors — for invalid method parameters, JSON-RPC's -32602. (tools.mdx states this classification without a MUST; a server that dies on it FAILs regardless.)"},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern,
+				Clause: "Malformed requests (requests that fail to satisfy the CallToolRequest schema) are protocol errors, returned as standard JSON-RPC errors — for invalid parameters, -32602 (basic/index.mdx: MCP uses the standard JSON-RPC 2.0 error codes). (No MUST in tools.mdx; a server that dies on it FAILs regardless.)"}},
+		),
+		Transports: []string{"stdio", "http"},
+	})
+	checkUnknownTool = register(&Check{
+		ID:    "ROBUST-UNKNOWN-TOOL",
+		Title: "a tools/call naming an unknown tool gets the JSON-RPC error -32602, not a tool result",
+		How:   "Calls the tool mcp-conform-no-such-tool; the answer must be a JSON-RPC error with code -32602 (not a result with isError), then the barrier request.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: toolsLegacy,
+				Clause: "Unknown tools are protocol errors, reported as standard JSON-RPC errors; the specification's example is {\"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"}. (Stated without a MUST; a server that dies on it FAILs regardless.)"},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern,
+				Clause: "Protocol errors (unknown tool, ...) are returned as standard JSON-RPC errors: {\"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"}. (Stated without a MUST; a server that dies on it FAILs regardless.)"}},
+		),
+		Transports: []string{"stdio", "http"},
+	})
+	checkOversize = register(&Check{
+		ID:    "ROBUST-OVERSIZE",
+		Title: "an 8 MiB message gets an answer or a clean rejection, and the server lives on",
+		How: "Calls the first listed tool with 8 MiB of arguments (one string). stdio: the server must answer the request " +
+			"(an error such as -32600, with the id or null, or a result). HTTP: an error status (e.g. 413) or a JSON-RPC " +
+			"answer. Then the barrier request.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
+				Clause: "All messages MUST follow JSON-RPC 2.0: a request gets a response — an error (with id null when the id could not be read) when the server cannot process it, e.g. because it is larger than it accepts; over HTTP, input the server cannot accept MUST get an HTTP error status code. The server keeps serving."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern,
+				Clause: "Messages follow JSON-RPC 2.0: a request gets a response — an error when the server cannot process it, e.g. because it is larger than it accepts; over HTTP, input the server cannot accept MUST get an HTTP error status code. The server keeps serving."}},
+		),
+		Transports: []string{"stdio", "http"},
+	})
+	checkInvalidUTF8 = register(&Check{
+		ID:    "ROBUST-INVALID-UTF8",
+		Title: "bytes that are not UTF-8, and NUL characters, do not take the server down",
+		How: "Sends three requests: one whose string holds bytes that are not UTF-8 (0xFF 0xFE), one with a raw NUL byte " +
+			"in a string (not valid JSON), one with an escaped \\u0000 (valid JSON). Any error, or silence, is accepted for " +
+			"the first two, any answer for the third; after each the barrier request must be answered.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: transportLegacy,
+				Clause: "JSON-RPC messages MUST be UTF-8 encoded (transports.mdx); a message that is not (or that is not valid JSON) is invalid input, which JSON-RPC answers with the parse error -32700 — the server may answer or ignore it, but it MUST go on serving (basic/index.mdx: all messages MUST follow JSON-RPC 2.0)."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern,
+				Clause: "Messages are JSON-RPC 2.0 in UTF-8; a message that is not (or is not valid JSON) is invalid input, which JSON-RPC answers with the parse error -32700 — the server may answer or ignore it, but it MUST go on serving."}},
+		),
+		Transports: []string{"stdio", "http"},
+	})
+	checkDuplicateID = register(&Check{
+		ID:    "ROBUST-DUPLICATE-ID",
+		Title: "a request reusing the id of one in flight does not take the server down, and gets an answer",
+		How: "Starts the slow role with id dup-1, then sends the barrier request (ping, or server/discover) with the same id " +
+			"while it runs. Reusing the id is the client's fault (a requestor duty), so the duplicate may be answered or " +
+			"rejected or dropped — but the server must answer the barrier request, still answer the slow call, and answer " +
+			"at most once per request sent.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: basicLegacy,
+				Clause: "\"The request ID MUST NOT have been previously used by the requestor within the same session\" binds the client; the server's side is to survive a client that breaks it: keep serving, answer each request at most once (no cross-talk), and answer the id (JSON-RPC: a request gets a response). A server that dies FAILs."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: basicModern,
+				Clause: "Request ids are the requestor's to keep unique; the server's side is to survive a client that reuses one: keep serving, answer each request at most once, and answer the id. A server that dies FAILs."}},
+		),
+		Transports: []string{"stdio", "http"},
+		Roles:      []string{"slow"},
+	})
+	checkStrayResponse = register(&Check{
+		ID:    "ROBUST-STRAY-RESPONSE",
+		Title: "a response to an id the server never sent is ignored: no reply, and the server lives on",
+		How: "Sends a result response and an error response whose ids the server never used. stdio: nothing may come " +
+			"back for them. HTTP: 202 with no body, or an error status — never a JSON-RPC reply. Then the barrier request.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
+				Clause: "Responses are sent in reply to requests and MUST include the same ID as the request they correspond to: a response from the client corresponds to no request of the client, so it gets no reply; over HTTP a POSTed response the server accepts MUST get 202 Accepted with no body, otherwise an HTTP error status (transports.mdx)."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern,
+				Clause: "Responses are sent in reply to requests and MUST include the same ID as the request they correspond to: a response from the client gets no reply; over HTTP (where the client MUST NOT send responses) the server rejects it with an HTTP error status or accepts it with 202 and no body."}},
+		),
+		Transports: []string{"stdio", "http"},
+	})
+)
+
+func registerRobustInput() {
+	ginkgo.Describe("ROBUST input", ginkgo.Label("area:robust"), func() {
+		define(checkInvalidRequest, invalidRequest)
+		define(checkInvalidParams, invalidParams)
+		define(checkUnknownTool, unknownTool)
+		define(checkOversize, oversize)
+		define(checkInvalidUTF8, invalidUTF8)
+		define(checkDuplicateID, duplicateID)
+		define(checkStrayResponse, strayResponse)
+	})
+}
+
+// rpc is a connection of either transport as the bad-input checks use it.
+type rpc struct {
+	h    *H
+	s    *Conn
+	web  *HConn
+	sess clients.Session
+}
+
+// onEither connects to the target on its transport and runs body with the
+// connection.
+func onEither(h *H, body func(r rpc)) {
+	onTransport(h, func(c *Conn) {
+		body(rpc{h: h, s: c, sess: c.W.Session()})
+	}, func(c *HConn) {
+		body(rpc{h: h, web: c, sess: c.W.Session()})
+	})
+}
+
+// call sends a request with a fresh id and waits up to d for its reply; a
+// server that gives none fails the check.
+func (r rpc) call(method string, params map[string]any, d time.Duration) clients.Message {
+	ctx, cancel := context.WithTimeout(r.h.ctx, d)
+	defer cancel()
+	var (
+		m   clients.Message
+		id  jsonrpc.ID
+		err error
+	)
+	if r.s != nil {
+		id = r.s.W.NewID()
+		var p *clients.Pending
+		if p, err = r.s.W.Start(ctx, id, method, params); err == nil {
+			m, err = p.Wait(ctx)
+		}
+	} else {
+		id = r.web.W.NewID()
+		var c *clients.HTTPCall
+		if c, err = r.web.W.Start(ctx, id, method, params); err == nil {
+			m, err = c.Wait(ctx)
+		}
+	}
+	if err != nil {
+		r.h.failServer("no response for id %s (%s): %v%s", id, method, err, r.hint())
+	}
+	return m
+}
+
+// ping sends the era's barrier request and fails the check when the
+// server does not answer it.
+func (r rpc) ping(why string) {
+	if r.s != nil {
+		r.s.Ping(why)
+	} else {
+		r.web.Ping(why)
+	}
+}
+
+// hint says how the server ended, when it has.
+func (r rpc) hint() string {
+	if r.s != nil {
+		return exitHint(r.s.Link)
+	}
+	return r.web.exitHint()
+}
+
+// firstTool returns the name of the first tool the server lists, or skips.
+func (r rpc) firstTool() string {
+	name, why := r.listedTool()
+	if name == "" {
+		r.h.Skip(why)
+	}
+	return name
+}
+
+// listedTool returns the name of the first tool the server lists, or ""
+// and why there is none.
+func (r rpc) listedTool() (name, why string) {
+	m := r.call("tools/list", nil, r.h.cfg.OpTimeout)
+	var res struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	switch {
+	case m.Env.Kind != jsonrpc.Response:
+		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", clip(m.Raw))
+	case json.Unmarshal(m.Raw, &res) != nil || len(res.Result.Tools) == 0 || res.Result.Tools[0].Name == "":
+		return "", "the server lists no tools"
+	}
+	return res.Result.Tools[0].Name, ""
+}
+
+// rawLine marshals a request with id, method and params (with the modern
+// _meta when the session is modern); each placeholder string in it is then
+// replaced by its raw bytes.
+func (r rpc) rawLine(id, method string, params map[string]any, replace map[string]string) []byte {
+	b, err := json.Marshal(request(id, method, modernParams(r.sess, params)))
+	if err != nil {
+		r.h.Errorf("marshal %s: %v", method, err)
+	}
+	for from, to := range replace {
+		b = bytes.ReplaceAll(b, []byte(from), []byte(to))
+	}
+	return b
+}
+
+// postRaw POSTs body with the session's headers (and Mcp-Method/Mcp-Name
+// in the modern era when method/name are not "") within d.
+func (r rpc) postRaw(body []byte, method, name string, d time.Duration) (*http.Response, []byte) {
+	hd := sessionHeaders(r.web, r.web.W.SessionID())
+	if r.sess.Era == clients.EraModern {
+		if method != "" {
+			hd["Mcp-Method"] = []string{method}
+		}
+		if name != "" {
+			hd["Mcp-Name"] = []string{clients.EncodeHeaderValue(name)}
+		}
+	}
+	hd["Content-Type"] = []string{"application/json"}
+	hd["Accept"] = []string{"application/json, text/event-stream"}
+	ctx, cancel := context.WithTimeout(r.h.ctx, d)
+	defer cancel()
+	resp, b, err := r.web.W.RawPOST(ctx, body, hd)
+	if err != nil {
+		r.h.failServer("POST failed: %v%s", err, r.hint())
+	}
+	return resp, b
+}
+
+// replyTo matches a reply whose id is one of ids, or null.
+func replyTo(ids ...jsonrpc.ID) func(clients.Message) bool {
+	return func(m clients.Message) bool {
+		if !m.Env.Kind.IsReply() {
+			return false
+		}
+		if m.Env.ID == "null" {
+			return true
+		}
+		for _, id := range ids {
+			if m.Env.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func invalidRequest(h *H) {
+	probes := []struct{ id, what, line string }{
+		{"invalid-1", "a request object without a method", `{"jsonrpc":"2.0","id":"invalid-1"}`},
+		{"invalid-2", `a request whose jsonrpc is "1.0"`, `{"jsonrpc":"1.0","id":"invalid-2","method":"tools/list"}`},
+	}
+	onEither(h, func(r rpc) {
+		for _, p := range probes {
+			if r.s != nil {
+				from := r.s.W.Len()
+				r.s.SendRaw(p.line)
+				r.ping("after " + p.what)
+				m, ok := r.s.WaitFirst(from, h.cfg.OpTimeout, replyTo(jsonrpc.StringID(p.id)))
+				switch {
+				case !ok:
+					h.Failf("no reply to %s %s (want a JSON-RPC error -32600)", p.what, p.line)
+				case m.Env.Kind != jsonrpc.ErrorReply:
+					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, clip(m.Raw))
+				case m.Env.Error == nil || m.Env.Error.Code != -32600:
+					h.Failf("%s was answered with %s (want code -32600)", p.what, clip(m.Raw))
+				}
+				continue
+			}
+			resp, body := r.postRaw([]byte(p.line), "tools/list", "", h.cfg.OpTimeout)
+			if resp.StatusCode < 400 || resp.StatusCode > 499 {
+				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, clip(body))
+			}
+			if env := jsonrpc.Parse(firstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
+				h.Notef("%s: HTTP %d with JSON-RPC error code %d (JSON-RPC names -32600)", p.what, resp.StatusCode, env.Error.Code)
+			}
+			r.ping("after " + p.what)
+		}
+	})
+}
+
+// judgeError fails unless m is a JSON-RPC error with code want.
+func judgeError(h *H, m clients.Message, what string, want int) {
+	switch {
+	case m.Env.Kind == jsonrpc.Response:
+		h.Failf("%s was answered with a result, not a JSON-RPC error %d: %s", what, want, clip(m.Raw))
+	case m.Env.Kind != jsonrpc.ErrorReply || m.Env.Error == nil:
+		h.Failf("%s was answered with %s, not a JSON-RPC error %d", what, clip(m.Raw), want)
+	case m.Env.Error.Code != want:
+		h.Failf("%s was answered with code %d (want %d): %s", what, m.Env.Error.Code, want, clip(m.Raw))
+	}
+}
+
+func invalidParams(h *H) {
+	onEither(h, func(r rpc) {
+		tool := r.firstTool()
+		m := r.call("tools/call", map[string]any{"name": tool, "arguments": "mcp-conform: not an object"}, h.cfg.OpTimeout)
+		judgeError(h, m, fmt.Sprintf("tools/call %s with arguments that are a string", tool), -32602)
+		r.ping("after invalid params")
+	})
+}
+
+func unknownTool(h *H) {
+	const tool = "mcp-conform-no-such-tool"
+	onEither(h, func(r rpc) {
+		m := r.call("tools/call", map[string]any{"name": tool, "arguments": map[string]any{}}, h.cfg.OpTimeout)
+		judgeError(h, m, "tools/call of the unknown tool "+tool, -32602)
+		r.ping("after an unknown tool")
+	})
+}
+
+func oversize(h *H) {
+	const id = "oversize-1"
+	onEither(h, func(r rpc) {
+		// A tool the server lists gets the load (it may well read the
+		// arguments); without one, any name does: the message is the test.
+		tool, _ := r.listedTool()
+		if tool == "" {
+			tool = "mcp-conform-oversize"
+		}
+		if r.web != nil && r.web.W.SessionID() != "" {
+			// A 2025 client keeps its session's standalone stream open;
+			// here it also keeps a short session TTL from running out
+			// while 8 MiB are built and taken in by the proxy before the
+			// server sees the request.
+			ctx, cancel := context.WithTimeout(r.h.ctx, h.cfg.CallTimeout+h.cfg.OpTimeout)
+			defer cancel()
+			if get, err := r.web.W.OpenGET(ctx, ""); err == nil {
+				defer get.Close()
+			}
+		}
+		// The padding goes in after marshalling: 8 MiB copied, not escaped.
+		const pad = "MCP-CONFORM-PADDING"
+		line := r.rawLine(id, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"padding": pad}},
+			map[string]string{pad: strings.Repeat("a", oversizeBytes)})
+		what := fmt.Sprintf("a %d-byte tools/call", len(line))
+		if r.s != nil {
+			from := r.s.W.Len()
+			r.s.SendRaw(string(line))
+			m, ok := r.s.WaitFirst(from, h.cfg.CallTimeout, replyTo(jsonrpc.StringID(id)))
+			if !ok {
+				h.failServer("no response for id %s (%s) %s (want an error such as -32600, or a result)", id, what, r.s.Silence(h.cfg.CallTimeout))
+			}
+			h.Notef("%s was answered with %s", what, describe(m))
+			r.ping("after " + what)
+			return
+		}
+		resp, body := r.postRaw(line, "tools/call", tool, h.cfg.CallTimeout)
+		if resp.StatusCode >= 400 {
+			h.Notef("%s was rejected with HTTP %d", what, resp.StatusCode)
+		} else if env := jsonrpc.Parse(firstJSON(resp, body)); !env.Kind.IsReply() {
+			h.Failf("%s got HTTP %d without a JSON-RPC answer (want an error status such as 413, or a reply): %s", what, resp.StatusCode, clip(body))
+		} else {
+			h.Notef("%s was answered with HTTP %d and %s", what, resp.StatusCode, env.Kind)
+		}
+		r.ping("after " + what)
+	})
+}
+
+// describe names a reply briefly: its error code, or "a result".
+func describe(m clients.Message) string {
+	if m.Env.Kind == jsonrpc.ErrorReply && m.Env.Error != nil {
+		return fmt.Sprintf("error %d", m.Env.Error.Code)
+	}
+	return fmt.Sprintf("%s (%d bytes)", m.Env.Kind, len(m.Raw))
+}
+
+func invalidUTF8(h *H) {
+	const mark = "MCP-CONFORM-PLACEHOLDER"
+	probes := []struct{ id, what, bytes string }{
+		{"utf8-1", "a string with bytes that are not UTF-8 (0xFF 0xFE)", "\xff\xfe"},
+		{"nul-1", "a raw NUL byte in a string", "a\x00b"},
+		{"nul-2", `an escaped NUL (\u0000) in a string`, `a\u0000b`},
+	}
+	onEither(h, func(r rpc) {
+		for _, p := range probes {
+			line := r.rawLine(p.id, "tools/list", map[string]any{"cursor": mark}, map[string]string{mark: p.bytes})
+			if r.s != nil {
+				from := r.s.W.Len()
+				r.s.SendRaw(string(line))
+				r.ping("after " + p.what)
+				if m, ok := r.s.WaitFirst(from, 0, replyTo(jsonrpc.StringID(p.id))); ok {
+					h.Notef("%s: %s", p.what, describe(m))
+				}
+				continue
+			}
+			resp, _ := r.postRaw(line, "tools/list", "", h.cfg.OpTimeout)
+			h.Notef("%s: HTTP %d", p.what, resp.StatusCode)
+			r.ping("after " + p.what)
+		}
+	})
+}
+
+func duplicateID(h *H) {
+	id := jsonrpc.StringID("dup-1")
+	onTransport(h, func(c *Conn) {
+		from := c.W.Len()
+		deadline := time.Now().Add(h.cfg.CallTimeout) // the slow call's bound
+		c.StartRole("slow", id, nil)
+		dup := barrierMethod(c.W.Session())
+		line, _ := json.Marshal(request("dup-1", dup, modernParams(c.W.Session(), nil)))
+		c.SendRaw(string(line))
+		c.Ping("after a request reusing an in-flight id")
+		// The duplicate may be answered (its result, or Invalid Request)
+		// or dropped; the call in flight must still be answered, within
+		// its bound: a duplicate must not make the server lose it.
+		n, slowAnswered := 0, false
+		_, _ = c.WaitFirst(from, time.Until(deadline), func(m clients.Message) bool {
+			if m.Env.Kind.IsReply() && m.Env.ID == id {
+				n++
+				slowAnswered = slowAnswered || !answersBarrier(m)
+			}
+			return slowAnswered
+		})
+		if !slowAnswered {
+			why := context.DeadlineExceeded.Error()
+			select {
+			case <-c.W.Closed():
+				why = c.Silence(0)
+			default:
+			}
+			h.failServer("no response for id dup-1 from the slow call in flight within %s (%d answer(s) to the duplicate %s): %s",
+				h.cfg.CallTimeout, n, dup, why)
+		}
+		c.Ping("after the in-flight request's answer")
+		replies := c.RepliesTo(from, id)
+		if len(replies) > 2 {
+			h.Failf("%d replies for id dup-1, sent by two requests: %s", len(replies), clip(replies[2].Raw))
+		}
+		for _, m := range replies {
+			h.Notef("id dup-1: %s", describe(m))
+		}
+	}, func(c *HConn) {
+		first := c.StartRole("slow", id, nil, nil)
+		ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+		defer cancel()
+		dup := barrierMethod(c.W.Session())
+		second, err := c.W.Start(ctx, id, dup, nil)
+		if err != nil {
+			h.failServer("%s reusing id dup-1: %v%s", dup, err, c.exitHint())
+		}
+		c.Ping("after a request reusing an in-flight id")
+		m1, err1 := first.Wait(ctx)
+		if err1 != nil {
+			h.failServer("no response for id dup-1 from the slow call in flight: %v%s", err1, c.exitHint())
+		}
+		m2, err2 := second.Wait(ctx)
+		for i, call := range []*clients.HTTPCall{first, second} {
+			n := 0
+			for _, m := range call.Messages() {
+				if m.Env.Kind.IsReply() && m.Env.ID == id {
+					n++
+				}
+			}
+			if n > 1 {
+				h.Failf("request %d with id dup-1 got %d replies on its stream", i+1, n)
+			}
+		}
+		if err1 == nil {
+			h.Notef("the slow call: %s", describe(m1))
+		}
+		if err2 == nil {
+			h.Notef("the duplicate: %s (HTTP %d)", describe(m2), second.Status())
+		}
+	})
+}
+
+// answersBarrier reports whether m answers the duplicate of
+// ROBUST-DUPLICATE-ID (ping, or server/discover in 2026-07-28) rather than
+// the slow call: an Invalid Request error, or a result without the content
+// of a tool result.
+func answersBarrier(m clients.Message) bool {
+	if m.Env.Kind == jsonrpc.ErrorReply {
+		return m.Env.Error != nil && m.Env.Error.Code == -32600
+	}
+	var r struct {
+		Result struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"result"`
+	}
+	return json.Unmarshal(m.Raw, &r) == nil && r.Result.Content == nil
+}
+
+func strayResponse(h *H) {
+	stray := []struct {
+		id   jsonrpc.ID
+		line string
+	}{
+		{jsonrpc.StringID("mcp-conform-never-sent-1"), `{"jsonrpc":"2.0","id":"mcp-conform-never-sent-1","result":{}}`},
+		{jsonrpc.IntID(987654321), `{"jsonrpc":"2.0","id":987654321,"error":{"code":-32603,"message":"mcp-conform: stray error response"}}`},
+	}
+	onEither(h, func(r rpc) {
+		for _, s := range stray {
+			if r.s != nil {
+				from := r.s.W.Len()
+				r.s.SendRaw(s.line)
+				r.ping("after a response to an id it never sent")
+				for _, m := range r.s.W.Since(from) {
+					if replyTo(s.id)(m) {
+						h.Failf("the server replied to a response from the client (%s): %s", s.line, clip(m.Raw))
+					}
+				}
+				continue
+			}
+			resp, body := r.postRaw([]byte(s.line), "", "", h.cfg.OpTimeout)
+			switch {
+			case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(body)) == 0:
+			case resp.StatusCode >= 400:
+				h.Notef("a response from the client was rejected with HTTP %d", resp.StatusCode)
+			default:
+				h.Failf("a response from the client (%s) got HTTP %d %s (want 202 with no body, or an error status)", s.line, resp.StatusCode, clip(body))
+			}
+			r.ping("after a response to an id it never sent")
+		}
+	})
+}
