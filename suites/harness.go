@@ -220,7 +220,7 @@ func define(c *Check, body func(h *H)) {
 // that target (a transport the check does not cover gives SKIP with the
 // reason); with several, those whose transport the check covers.
 func targetsFor(cfg *Config, c *Check) []*Manifest {
-	if len(cfg.Targets) == 1 {
+	if len(cfg.Targets) == 1 && !cfg.Part {
 		return cfg.Targets
 	}
 	var out []*Manifest

@@ -325,17 +325,3 @@ func MergeReports(cfg *Config, toolVersion string, started time.Time, parts []*r
 	r.RetryClasses = rows
 	return r
 }
-
-// Versions lists the protocol versions cfg's targets are pinned to, newest
-// first (empty when none is: the run negotiates).
-func (c *Config) Versions() []string {
-	var vs []string
-	for _, t := range c.Targets {
-		if t.Spec != "" && !slices.Contains(vs, t.Spec) {
-			vs = append(vs, t.Spec)
-		}
-	}
-	slices.Sort(vs)
-	slices.Reverse(vs)
-	return vs
-}

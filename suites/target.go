@@ -142,6 +142,11 @@ type Config struct {
 	Strict bool
 	// Verbose echoes the server's stderr to the harness's stderr.
 	Verbose bool
+	// Part marks a run that checks one part of a larger configuration
+	// (one of its targets): checks that do not apply to the part's
+	// targets are left out, as in the whole run, instead of reported
+	// SKIP as for a lone target.
+	Part bool
 }
 
 // withDefaults fills unset timeouts.

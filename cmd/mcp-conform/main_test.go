@@ -149,40 +149,54 @@ func TestLabelFilterByTransport(t *testing.T) {
 	}
 }
 
-// TestSpecAllSplitByVersion: --spec all runs each protocol version in its
-// own process and merges the reports; the merged report has the same check
-// runs and verdicts as the run kept in one process (--jobs 1), and a FAIL
-// in any version fails the exit code.
-func TestSpecAllSplitByVersion(t *testing.T) {
-	limitParallel(t)
-	args := []string{"run", "-q", "--spec", "all", "--mutant", "respond-after-cancel", "--focus", "CANCEL-STDIO-SUPPRESS|SESSION-REQUIRED|CANCEL-HTTP-CLOSE"}
-	split := runCLI(t, 3*time.Minute, args...)
-	whole := runCLI(t, 3*time.Minute, append(args, "--jobs", "1")...)
-	runs := func(r result) []string {
-		if r.report == nil {
-			t.Fatalf("no report\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		}
-		var out []string
-		for _, c := range r.report.Checks {
-			out = append(out, fmt.Sprintf("%s %s %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status))
-		}
-		return out
-	}
-	got, want := runs(split), runs(whole)
-	if !slices.Equal(got, want) {
-		t.Errorf("split run differs from the whole run:\nsplit: %q\nwhole: %q", got, want)
-	}
-	// CANCEL-STDIO-SUPPRESS in 3 versions, SESSION-REQUIRED in 2, CANCEL-HTTP-CLOSE in 1.
-	if len(got) != 6 {
-		t.Errorf("%d check runs, want 6: %q", len(got), got)
-	}
-	if split.code != 1 || whole.code != 1 {
-		t.Errorf("exit codes split %d, whole %d; want 1 (respond-after-cancel fails CANCEL-STDIO-SUPPRESS)", split.code, whole.code)
-	}
-	if v := split.report.Target.ProtocolVersion; v != "2026-07-28,2025-11-25,2025-06-18" {
-		t.Errorf("target.protocolVersion %q", v)
-	}
-	if c := split.checkOn(t, "CANCEL-STDIO-SUPPRESS", "stdio"); c.Status != reports.Fail || len(c.Transcript) == 0 {
-		t.Errorf("CANCEL-STDIO-SUPPRESS: %s without transcript? %d entries", c.Status, len(c.Transcript))
+// TestRunSplitByTarget: a run with several targets checks each (a
+// transport in a protocol version) in its own process and merges the
+// reports; the merged report has the same check runs and verdicts as the
+// run kept in one process (--jobs 1), and a FAIL in any part fails the exit
+// code.
+func TestRunSplitByTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		spec    []string
+		runs    int
+		version string
+	}{
+		// CANCEL-STDIO-SUPPRESS in 3 versions, SESSION-REQUIRED in 2, CANCEL-HTTP-CLOSE in 1.
+		{"spec-all", []string{"--spec", "all"}, 6, "2026-07-28,2025-11-25,2025-06-18"},
+		// The newest version: SESSION-REQUIRED is SKIP there.
+		{"default", nil, 3, "2026-07-28"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			limitParallel(t)
+			args := append([]string{"run", "-q", "--mutant", "respond-after-cancel", "--focus", "CANCEL-STDIO-SUPPRESS|SESSION-REQUIRED|CANCEL-HTTP-CLOSE"}, tc.spec...)
+			split := runCLI(t, 3*time.Minute, args...)
+			whole := runCLI(t, 3*time.Minute, append(args, "--jobs", "1")...)
+			runs := func(r result) []string {
+				if r.report == nil {
+					t.Fatalf("no report\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+				}
+				var out []string
+				for _, c := range r.report.Checks {
+					out = append(out, fmt.Sprintf("%s %s %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status))
+				}
+				return out
+			}
+			got, want := runs(split), runs(whole)
+			if !slices.Equal(got, want) {
+				t.Errorf("split run differs from the whole run:\nsplit: %q\nwhole: %q", got, want)
+			}
+			if len(got) != tc.runs {
+				t.Errorf("%d check runs, want %d: %q", len(got), tc.runs, got)
+			}
+			if split.code != 1 || whole.code != 1 {
+				t.Errorf("exit codes split %d, whole %d; want 1 (respond-after-cancel fails CANCEL-STDIO-SUPPRESS)", split.code, whole.code)
+			}
+			if v := split.report.Target.ProtocolVersion; v != tc.version {
+				t.Errorf("target.protocolVersion %q, want %q", v, tc.version)
+			}
+			if c := split.checkOn(t, "CANCEL-STDIO-SUPPRESS", "stdio"); c.Status != reports.Fail || len(c.Transcript) == 0 {
+				t.Errorf("CANCEL-STDIO-SUPPRESS: %s with %d transcript entries, want FAIL with its transcript", c.Status, len(c.Transcript))
+			}
+		})
 	}
 }

@@ -79,7 +79,7 @@ a listed check that now passes is reported as stale (and fails with
 	fl.DurationVar(&f.opTimeout, "op-timeout", 5*time.Second, "bound on one ordinary exchange (ping, barrier)")
 	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.budget, "budget", 15*time.Minute, "bound on the whole run")
-	fl.IntVar(&f.jobs, "jobs", 0, "with --spec all, how many protocol versions run at once, each in its own process (0: all of them; 1: one after another in this process)")
+	fl.IntVar(&f.jobs, "jobs", 0, "how many targets (a transport in a protocol version) are checked at once, each in its own process (0: up to 4; 1: one after another in this process)")
 	fl.BoolVar(&f.websocket, "websocket", false, "built-in target: also check the reference server over WebSocket (JSON-RPC, one message per frame; the CANCEL, PROGRESS and ROBUST checks)")
 	return cmd
 }
@@ -205,7 +205,9 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	if selected == 0 {
 		return usageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
 	}
-	shardTargets(cfg)
+	if err := shardTargets(cfg); err != nil {
+		return err
+	}
 	if f.jobs < 0 {
 		return usageError{errors.New("--jobs: want 0 (one process per version) or more")}
 	}
@@ -226,8 +228,8 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 		}
 	}
 	var rep *reports.Report
-	if vs := shardVersions(f, cfg); vs != nil {
-		rep, err = runSharded(cmd.Context(), cmd, f, cfg, vs, selected, opts.OnResult)
+	if n := shardCount(f, cfg); n > 0 {
+		rep, err = runSharded(cmd.Context(), cmd, f, cfg, n, selected, opts.OnResult)
 	} else {
 		rep, err = suites.Run(cfg, opts)
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,9 +23,10 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
-// shardEnv marks a child run of a --spec all run split by protocol version;
-// its value is the child's version. The child keeps only the targets of
-// that version (so a check outside it is not planned, as in the whole
+// shardEnv marks a child run of a run split by target (a transport in a
+// protocol version); its value is the index of the child's target in the
+// configuration both build from the same flags. The child keeps only that
+// target (checks that do not apply to it are left out, as in the whole
 // run), reports each result on stderr as a progress line (see
 // progressMarker) for its parent, and skips what the parent already did.
 const shardEnv = "MCP_CONFORM_SHARD"
@@ -33,35 +35,35 @@ const shardEnv = "MCP_CONFORM_SHARD"
 // check's result as JSON.
 const progressMarker = "\x1emcp-conform-progress "
 
+// maxAutoJobs bounds the child processes of a split run when --jobs is 0.
+const maxAutoJobs = 4
+
 // isShard reports whether this process is a child of a split run.
 func isShard() bool { return os.Getenv(shardEnv) != "" }
 
-// shardVersions returns the protocol versions to run in parallel child
-// processes, or nil when the run stays in this process: only --spec all
-// with more than one version splits, and --jobs 1 keeps it whole.
-func shardVersions(f runFlags, cfg *suites.Config) []string {
-	if isShard() || f.jobs == 1 || f.spec != suites.AllVersions {
-		return nil
+// shardCount returns how many child processes the run is split into (one
+// per target), or 0 when it stays in this process: a lone target, --jobs 1,
+// or a child itself.
+func shardCount(f runFlags, cfg *suites.Config) int {
+	if isShard() || f.jobs == 1 || len(cfg.Targets) < 2 {
+		return 0
 	}
-	if vs := cfg.Versions(); len(vs) > 1 {
-		return vs
-	}
-	return nil
+	return len(cfg.Targets)
 }
 
-// shardTargets keeps, in a child run, the targets of its version.
-func shardTargets(cfg *suites.Config) {
+// shardTargets keeps, in a child run, the target of its index.
+func shardTargets(cfg *suites.Config) error {
 	v := os.Getenv(shardEnv)
-	if v == "" || cfg.Spec != suites.AllVersions {
-		return
+	if v == "" {
+		return nil
 	}
-	var keep []*suites.Manifest
-	for _, t := range cfg.Targets {
-		if t.Spec == v {
-			keep = append(keep, t)
-		}
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 0 || i >= len(cfg.Targets) {
+		return fmt.Errorf("%s=%q: no such target (the run has %d)", shardEnv, v, len(cfg.Targets))
 	}
-	cfg.Targets = keep
+	cfg.Targets = []*suites.Manifest{cfg.Targets[i]}
+	cfg.Part = true
+	return nil
 }
 
 // progressWriter is the OnResult of a child run: one marker line per result.
@@ -81,9 +83,9 @@ func progressWriter(w io.Writer) func(done, total int, c reports.Check) {
 
 // shardSkipFlags are the flags a child run does not inherit: the parent
 // writes the reports, applies the baseline, prints progress and the
-// summary, and gives each child its own version.
+// summary.
 var shardSkipFlags = map[string]bool{
-	"json": true, "junit": true, "html": true, "spec-base": true, "spec": true,
+	"json": true, "junit": true, "html": true, "spec-base": true,
 	"baseline": true, "strict-baseline": true, "quiet": true, "jobs": true, "color": true,
 }
 
@@ -106,11 +108,11 @@ func childArgs(cmd *cobra.Command) []string {
 	return args
 }
 
-// runSharded runs each protocol version of a --spec all run in its own child
-// process, at most jobs at a time, relays their progress as one count, and
-// merges their reports. SIGINT and SIGTERM are passed on to the children,
-// which end their runs and write what they have.
-func runSharded(ctx context.Context, cmd *cobra.Command, f runFlags, cfg *suites.Config, versions []string, total int, onResult func(done, total int, c reports.Check)) (*reports.Report, error) {
+// runSharded runs each of the run's n targets in its own child process, at
+// most --jobs at a time, relays their progress as one count, and merges
+// their reports. SIGINT and SIGTERM are passed on to the children, which
+// end their runs and write what they have.
+func runSharded(ctx context.Context, cmd *cobra.Command, f runFlags, cfg *suites.Config, n, total int, onResult func(done, total int, c reports.Check)) (*reports.Report, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("split the run by version: %w", err)
@@ -121,9 +123,10 @@ func runSharded(ctx context.Context, cmd *cobra.Command, f runFlags, cfg *suites
 	}
 	defer os.RemoveAll(dir)
 	jobs := f.jobs
-	if jobs <= 0 || jobs > len(versions) {
-		jobs = len(versions)
+	if jobs <= 0 {
+		jobs = maxAutoJobs
 	}
+	jobs = min(jobs, n)
 	started := time.Now()
 	// A child that outlives the budget (plus its grace to write a report)
 	// is killed.
@@ -131,13 +134,12 @@ func runSharded(ctx context.Context, cmd *cobra.Command, f runFlags, cfg *suites
 	defer cancel()
 
 	var (
-		mu       sync.Mutex
-		done     int
-		procs    []*os.Process
-		children = make([]*exec.Cmd, len(versions))
-		errs     = make([]error, len(versions))
-		paths    = make([]string, len(versions))
-		stderr   = cmd.ErrOrStderr()
+		mu     sync.Mutex
+		done   int
+		procs  []*os.Process
+		errs   = make([]error, n)
+		paths  = make([]string, n)
+		stderr = cmd.ErrOrStderr()
 	)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -161,18 +163,22 @@ func runSharded(ctx context.Context, cmd *cobra.Command, f runFlags, cfg *suites
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
-	for i, v := range versions {
-		paths[i] = filepath.Join(dir, v+".json")
-		args := append(childArgs(cmd), "--spec="+suites.AllVersions, "--json="+paths[i])
+	for i := range n {
+		t := cfg.Targets[i]
+		v := t.Transport
+		if t.Spec != "" {
+			v += " " + t.Spec
+		}
+		paths[i] = filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
+		args := append(childArgs(cmd), "--json="+paths[i])
 		c := exec.CommandContext(ctx, exe, args...)
-		c.Env = append(os.Environ(), shardEnv+"="+v)
+		c.Env = append(os.Environ(), shardEnv+"="+strconv.Itoa(i))
 		c.Stdout = io.Discard
 		c.WaitDelay = 5 * time.Second
 		pipe, err := c.StderrPipe()
 		if err != nil {
 			return nil, fmt.Errorf("run for %s: %w", v, err)
 		}
-		children[i] = c
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -212,17 +218,17 @@ func runSharded(ctx context.Context, cmd *cobra.Command, f runFlags, cfg *suites
 	wg.Wait()
 
 	var parts []*reports.Report
-	for i, v := range versions {
+	for i := range n {
 		fh, err := os.Open(paths[i])
 		if err != nil {
 			// No report: the child could not run at all (its stderr,
 			// relayed above, says why).
-			return nil, fmt.Errorf("the run for %s wrote no report (%v)", v, errs[i])
+			return nil, fmt.Errorf("the run for target %d (%s) wrote no report (%v)", i, cfg.Targets[i].Transport, errs[i])
 		}
 		rep, err := reports.ReadJSON(fh)
 		_ = fh.Close()
 		if err != nil {
-			return nil, fmt.Errorf("report of the run for %s: %w", v, err)
+			return nil, fmt.Errorf("report of the run for target %d: %w", i, err)
 		}
 		parts = append(parts, rep)
 	}
