@@ -251,10 +251,40 @@ func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink 
 	return nil
 }
 
+// netProxy is what a network proxy (HTTP or WebSocket) offers the proxy
+// command and its control API.
+type netProxy interface {
+	control.Target
+	URL() string
+	Close() error
+}
+
+// startNetProxy starts a network proxy with the rules installed, from the
+// shared options.
+type startNetProxy func(ctx context.Context, opts faultproxy.Options, rs *faultproxy.Rules) (netProxy, error)
+
 // runProxyHTTP fronts a Streamable HTTP endpoint until SIGINT, SIGTERM or
-// ctx ends. The proxy's URL goes to stdout (for scripts) and, with the
-// upstream, to stderr (for people).
+// ctx ends.
 func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
+	return runProxyNet(ctx, "http", upstream, rules, sink, maxFrame, stdout, stderr, ctl,
+		func(ctx context.Context, opts faultproxy.Options, rs *faultproxy.Rules) (netProxy, error) {
+			return faultproxy.StartHTTP(ctx, faultproxy.HTTPOptions{Options: opts, Upstream: upstream, Listen: listen, Rules: rs})
+		})
+}
+
+// runProxyWS fronts a JSON-RPC-over-WebSocket server until SIGINT, SIGTERM
+// or ctx ends.
+func runProxyWS(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
+	return runProxyNet(ctx, "websocket", upstream, rules, sink, maxFrame, stdout, stderr, ctl,
+		func(ctx context.Context, opts faultproxy.Options, rs *faultproxy.Rules) (netProxy, error) {
+			return faultproxy.StartWebSocket(ctx, faultproxy.WebSocketOptions{Options: opts, Upstream: upstream, Listen: listen, Rules: rs})
+		})
+}
+
+// runProxyNet runs a network proxy until SIGINT, SIGTERM or ctx ends. The
+// proxy's URL goes to stdout (for scripts) and, with the upstream, to
+// stderr (for people).
+func runProxyNet(ctx context.Context, transport, upstream string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags, start startNetProxy) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -267,59 +297,12 @@ func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultpro
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	p, err := faultproxy.StartHTTP(ctx, faultproxy.HTTPOptions{
-		Options:  faultproxy.Options{TranscriptSink: sink, MaxFrame: maxFrame},
-		Upstream: upstream, Listen: listen, Rules: rs,
-	})
+	p, err := start(ctx, faultproxy.Options{TranscriptSink: sink, MaxFrame: maxFrame}, rs)
 	if err != nil {
 		return err
 	}
 	p.Transcript().SetLimit(proxyMemoryEntries)
-	api, err := startControl(ctl, p, "http", upstream, p.URL(), httpRuleOK, stderr)
-	if err != nil {
-		_ = p.Close()
-		return err
-	}
-	if api != nil {
-		defer api.Close()
-	}
-	fmt.Fprintf(stderr, "mcp-conform proxy: %s → %s\n", p.URL(), upstream)
-	fmt.Fprintln(stdout, p.URL())
-	var sig os.Signal
-	select {
-	case sig = <-sigs:
-	case <-ctx.Done():
-	}
-	_ = p.Close()
-	if sig != nil {
-		fmt.Fprintf(stderr, "mcp-conform proxy: stopped (%v)\n", sig)
-	}
-	return nil
-}
-
-// runProxyWS fronts a JSON-RPC-over-WebSocket server until SIGINT, SIGTERM
-// or ctx ends; its ws:// URL goes to stdout and, with the upstream, to
-// stderr.
-func runProxyWS(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	rs := faultproxy.NewRules()
-	if err := rs.Set(rules...); err != nil {
-		return usageError{err}
-	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	p, err := faultproxy.StartWebSocket(ctx, faultproxy.WebSocketOptions{
-		Options:  faultproxy.Options{TranscriptSink: sink, MaxFrame: maxFrame},
-		Upstream: upstream, Listen: listen, Rules: rs,
-	})
-	if err != nil {
-		return err
-	}
-	p.Transcript().SetLimit(proxyMemoryEntries)
-	api, err := startControl(ctl, p, "websocket", upstream, p.URL(), httpRuleOK, stderr)
+	api, err := startControl(ctl, p, transport, upstream, p.URL(), httpRuleOK, stderr)
 	if err != nil {
 		_ = p.Close()
 		return err
