@@ -71,7 +71,7 @@ func timeoutCancelStops(h *H) {
 	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
 	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), nil))
-	expectTimedOut(h, out, reliable.SignalNotification)
+	expectTimedOut(h, out, reliable.SignalNotification, c.exitHint)
 	barrier := c.Ping("after the timeout's cancellation")
 	// A control call started now ends after the cancelled one would have.
 	ctrl := c.StartRole("slow", jsonrpc.StringID("timeout-control"), nil)
@@ -81,13 +81,13 @@ func timeoutCancelStops(h *H) {
 }
 
 // expectTimedOut ends the check unless the call timed out and the client
-// sent the expected signal.
-func expectTimedOut(h *H, out reliable.Outcome, want reliable.Signal) {
+// sent the expected signal; exitHint says how the server ended, if it did.
+func expectTimedOut(h *H, out reliable.Outcome, want reliable.Signal, exitHint func() string) {
 	switch {
 	case out.State == reliable.Completed:
 		h.Errorf("the slow role completed (%s) within the %s idle deadline though its progress was held back: give it more steps or a longer duration", out.Response.Raw, timeoutIdle)
 	case out.State == reliable.Failed:
-		h.failServer("the call failed before its timeout: %v", out.Err)
+		h.failServer("no response for id %s before its timeout: %v%s", out.ID, out.Err, exitHint())
 	case !out.State.TimedOut():
 		h.Errorf("the call ended %s, not in a timeout", out.State)
 	case out.SignalErr != nil:
@@ -178,7 +178,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
 	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), extra))
-	expectTimedOut(h, out, want)
+	expectTimedOut(h, out, want, c.exitHint)
 	var before probeState
 	if extra != nil {
 		before = c.Probe(tool, tag)
