@@ -15,7 +15,7 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-go test -race -count=1 -timeout 15m ./... "$@"
+go test -race -count=1 -timeout 30m ./... "$@"
 
 # Fuzz targets, each for a bounded time (FUZZTIME, default 10s), one after
 # the other once the unit tests passed; seed corpora live in each package's

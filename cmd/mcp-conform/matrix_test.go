@@ -227,6 +227,12 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			if tc.spec != "" {
 				args = append(args, "--spec", tc.spec)
 			}
+			// A mutant of one transport serves the other as the reference
+			// does (fixtures.Mutant.Transport), which TestReferencePasses-
+			// EveryCheck covers: its run checks its own transport only.
+			if tr := transportOf(t, tc.mutant); tr != "" {
+				args = append(args, "--label-filter", "transport:"+tr)
+			}
 			r := runCLI(t, runLimit, args...)
 			breaks := breaksOf(t, tc.mutant)
 			c := r.checkOn(t, breaks, transportOf(t, tc.mutant))
