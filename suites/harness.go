@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,7 +322,7 @@ func (h *H) run(body func(h *H)) (v verdict) {
 		case verdict:
 			v = r
 		default:
-			v = verdict{status: reports.Error, reason: fmt.Sprintf("harness panic: %v", r)}
+			v = verdict{status: reports.Error, reason: fmt.Sprintf("harness panic: %v\n%s", r, debug.Stack())}
 		}
 		if v.status == reports.Pass && len(h.notes) > 0 {
 			v.reason = strings.Join(h.notes, "; ")

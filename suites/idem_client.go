@@ -37,8 +37,8 @@ func stdioEndpoint(c *Conn) *endpoint {
 		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
 			return c.W.Start(ctx, id, method, params)
 		},
-		newID: c.W.NewID, tr: c.Link.Transcript(),
-		exitHint: func() string { return exitHint(c.Link) }, exited: c.Link.Exited(),
+		newID: c.W.NewID, tr: c.proxyTranscript(),
+		exitHint: c.exitHint, exited: c.exited(),
 	}
 }
 

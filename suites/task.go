@@ -196,7 +196,7 @@ type tasker struct {
 
 // stdioTasker drives tasks over a stdio connection.
 func stdioTasker(h *H, c *Conn) *tasker {
-	return &tasker{h: h, modern: c.W.Session().Era == clients.EraModern, exitHint: func() string { return exitHint(c.Link) },
+	return &tasker{h: h, modern: c.W.Session().Era == clients.EraModern, exitHint: c.exitHint,
 		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (clients.Message, error) {
 			p, err := c.W.Start(ctx, id, method, params)
 			if err != nil {

@@ -212,6 +212,18 @@ func (c *Conn) exitHint() string {
 	}
 }
 
+// exited is closed when the server ends: the stdio child, or the process
+// a WebSocket manifest started (nil, never closed, when there is none).
+func (c *Conn) exited() <-chan struct{} {
+	switch {
+	case c.Link != nil:
+		return c.Link.Exited()
+	case c.Proc != nil:
+		return c.Proc.Exited()
+	}
+	return nil
+}
+
 // proxyTranscript is the transcript of the connection's fault proxy.
 func (c *Conn) proxyTranscript() *faultproxy.Transcript {
 	if c.WS != nil {

@@ -67,22 +67,45 @@ func findRow(t *testing.T, rows []ReviewRow, transport, tool string) ReviewRow {
 }
 
 // TestReviewReference reviews the built-in reference server: every tool it
-// lists on each transport, read-only hence Safe, the transport's own
+// lists on each transport, its retry class with the evidence (read-only
+// tools Safe from readOnlyHint, the keyed mutation Conditional from the
+// manifest's mutation role, append_note Unsafe), the transport's own
 // cancellation, and the checks that exercise the slow tool.
 func TestReviewReference(t *testing.T) {
 	limitParallel(t)
 	rows := reviewRows(t)
+	classes := map[string]struct {
+		class    reports.RetryClass
+		evidence string
+	}{
+		"create_support_ticket": {reports.Conditional, `manifest role mutation, key "operation_key"`},
+		"append_note":           {reports.Unsafe, "readOnlyHint: false"},
+	}
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Transport+"/"+r.Tool)
-		if r.Class != reports.Safe || !strings.Contains(strings.Join(r.Evidence, ";"), "readOnlyHint: true") {
-			t.Errorf("%s/%s: %s %v, want Safe from readOnlyHint", r.Transport, r.Tool, r.Class, r.Evidence)
+		want, ok := classes[r.Tool]
+		if !ok {
+			want.class, want.evidence = reports.Safe, "readOnlyHint: true"
+		}
+		if r.Class != want.class || !strings.Contains(strings.Join(r.Evidence, ";"), want.evidence) {
+			t.Errorf("%s/%s: %s %v, want %s from %q", r.Transport, r.Tool, r.Class, r.Evidence, want.class, want.evidence)
 		}
 		if r.ProtocolVersion != "2026-07-28" {
 			t.Errorf("%s/%s: version %q", r.Transport, r.Tool, r.ProtocolVersion)
 		}
 	}
-	if want := []string{"stdio/slow", "stdio/echo", "http/slow", "http/echo", "http/probe"}; !slices.Equal(got, want) {
+	tools := []string{"slow", "echo", "research", "flood", "create_support_ticket", "ticket_stats", "lookup_ticket", "append_note"}
+	var want []string
+	for _, tr := range []string{"stdio", "http"} {
+		for _, tool := range tools {
+			want = append(want, tr+"/"+tool)
+			if tr == "http" && tool == "flood" {
+				want = append(want, "http/probe") // the HTTP server's probe tool
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	slow := findRow(t, rows, "stdio", "slow")
@@ -151,7 +174,7 @@ transport: stdio
 command: [mcp-conform, fixture]
 roles:
   slow: {tool: slow}
-  mutation: {tool: echo, key: text}
+  mutation: {tool: echo, key: text, probe: {tool: ticket_stats, field: executions}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
