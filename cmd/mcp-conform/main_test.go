@@ -118,10 +118,9 @@ func (r result) checkOn(t *testing.T, id, transport string) reports.Check {
 	return reports.Check{}
 }
 
-// parallelism bounds concurrent runs: one more than the machine's cores, as
-// a run mostly waits on its checks' message triggers (the mutant matrix
-// kept 2 cores ~55% busy at one run per core).
-var parallelism = make(chan struct{}, max(1, runtime.NumCPU())+1)
+// parallelism bounds concurrent runs to the machine's cores (each run may
+// itself check two targets at once, one process each).
+var parallelism = make(chan struct{}, max(1, runtime.NumCPU()))
 
 func limitParallel(t *testing.T) {
 	t.Parallel()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -267,7 +268,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 						t.Errorf("%s: %s %q, want SKIP with a reason", other.ID, other.Status, other.Reason)
 					}
 				case other.Status != reports.Pass:
-					t.Errorf("unrelated check %s [%s]: %s %s", other.ID, other.Transport, other.Status, other.Reason)
+					t.Errorf("unrelated check %s [%s]: %s %s\nserver and process lines of its transcript:\n%s", other.ID, other.Transport, other.Status, other.Reason, processLines(other))
 				}
 			}
 			wantCode := 0
@@ -475,4 +476,16 @@ func TestWebSocketMutantsAreCaught(t *testing.T) {
 			}
 		})
 	}
+}
+
+// processLines are the stderr, process and note lines of a check's
+// transcript: how its servers ended, for a failure the test did not expect.
+func processLines(c reports.Check) string {
+	var b strings.Builder
+	for _, e := range c.Transcript {
+		if e.Kind == "stderr" || e.Kind == "process" || e.Kind == "note" {
+			fmt.Fprintf(&b, "  %8.1fms %s %s\n", e.AtMs, e.Kind, e.Text)
+		}
+	}
+	return b.String()
 }
