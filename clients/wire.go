@@ -259,9 +259,11 @@ func (w *Wire) finish(err error) {
 		}
 		delete(w.pending, id)
 	}
+	// Closed is closed before any waiter wakes, so a wait that returned
+	// because the reader ended always finds Closed closed.
+	close(w.readerDone)
 	w.broadcastLocked()
 	w.mu.Unlock()
-	close(w.readerDone)
 }
 
 // endErrLocked is the error a wait gets once the reader has ended.

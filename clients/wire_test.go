@@ -449,3 +449,38 @@ func TestReplies(t *testing.T) {
 		t.Fatalf("error reply = %s", r)
 	}
 }
+
+// TestClosedBeforeWaitersWake: a wait that returns because the reader ended
+// must find Closed already closed, or a check would describe a dead server
+// as a silent one ("within 1s" instead of "before the connection ended").
+// The waiter is blocked before the peer closes, so it is woken by the end.
+func TestClosedBeforeWaitersWake(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		w, p := newPair(t, WireOptions{})
+		waiting := make(chan struct{})
+		got := make(chan bool, 1)
+		go func() {
+			close(waiting)
+			_, err := w.WaitFor(testCtx(t), 0, func(Message) bool { return false })
+			if !errors.Is(err, ErrConnEnded) {
+				t.Errorf("WaitFor: %v, want ErrConnEnded", err)
+			}
+			select {
+			case <-w.Closed():
+				got <- true
+			default:
+				got <- false
+			}
+		}()
+		<-waiting
+		_ = p.conn.Close()
+		select {
+		case ok := <-got:
+			if !ok {
+				t.Fatalf("round %d: WaitFor returned at the end of the connection before Closed was closed", i)
+			}
+		case <-time.After(testTimeout):
+			t.Fatal("WaitFor did not return at EOF")
+		}
+	}
+}
