@@ -18,8 +18,18 @@ import (
 )
 
 // binary is the mcp-conform executable built once for these tests: the
-// tests run it as a user would, as a separate process.
+// tests run it as a user would, as a separate process. Under -race it is
+// built with the race detector too, so the proxy and the harness run with
+// it in every test that uses runCLI.
 var binary string
+
+// fastBinary is the same program built without the race detector (binary
+// itself when the tests do not run with -race). The mutant matrix runs it:
+// its ~80 full runs are about verdicts, spend most of their time waiting on
+// the servers, and cost four times the CPU under the race detector; the
+// race-built binary still runs the reference, hostile, real-target,
+// WebSocket and report tests.
+var fastBinary string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mcp-conform-test-")
@@ -37,6 +47,16 @@ func TestMain(m *testing.M) {
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build mcp-conform:", err)
 		os.Exit(2)
+	}
+	fastBinary = binary
+	if raceEnabled {
+		fastBinary = filepath.Join(dir, "mcp-conform-norace")
+		build := exec.Command("go", "build", "-o", fastBinary, ".")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build mcp-conform without -race:", err)
+			os.Exit(2)
+		}
 	}
 	// No goroutine the tests start in this process (proxies, clients,
 	// in-process runs) may outlive them; the built binary goes afterwards.
@@ -58,10 +78,27 @@ type result struct {
 // bounds it by limit: a run that outlives it fails the test.
 func runCLI(t *testing.T, limit time.Duration, args ...string) result {
 	t.Helper()
-	jsonPath := filepath.Join(t.TempDir(), "report.json")
+	return runBinary(t, binary, limit, args...)
+}
+
+// runBinary runs bin as runCLI does.
+func runBinary(t *testing.T, bin string, limit time.Duration, args ...string) result {
+	t.Helper()
+	r, err := execCLI(bin, t.TempDir(), limit, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// execCLI runs bin with args plus --json into dir, bounded by limit. It is
+// safe to call from any goroutine: a run that outlives limit, cannot start
+// or writes an unreadable report is an error.
+func execCLI(bin, dir string, limit time.Duration, args ...string) (result, error) {
+	jsonPath := filepath.Join(dir, "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append(args, "--json", jsonPath)...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--json", jsonPath)...)
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb bytes.Buffer
@@ -70,23 +107,69 @@ func runCLI(t *testing.T, limit time.Duration, args ...string) result {
 	err := cmd.Run()
 	r := result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
 	if ctx.Err() != nil {
-		t.Fatalf("mcp-conform %v did not finish within %s\nstdout:\n%s\nstderr:\n%s", args, limit, r.stdout, r.stderr)
+		return r, fmt.Errorf("mcp-conform %v did not finish within %s\nstdout:\n%s\nstderr:\n%s", args, limit, r.stdout, r.stderr)
 	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("run mcp-conform: %v", err)
+		return r, fmt.Errorf("run mcp-conform: %w", err)
 	}
 	if f, err := os.Open(jsonPath); err == nil {
 		defer f.Close()
 		rep, err := reports.ReadJSON(f)
 		if err != nil {
-			t.Fatalf("report %s unreadable: %v", jsonPath, err)
+			return r, fmt.Errorf("report %s unreadable: %w", jsonPath, err)
 		}
 		r.report = rep
 	}
-	return r
+	return r, nil
 }
+
+// startFast starts runs of fastBinary, one per argument list, at most
+// fastRuns at once, before any of their tests asserts anything: the
+// matrix's runs spend most of their time waiting on the servers' steps,
+// which go test's -parallel (GOMAXPROCS by default) would serialise. The
+// returned function waits for run i and returns its result.
+func startFast(t *testing.T, limit time.Duration, argLists [][]string) func(t *testing.T, i int) result {
+	t.Helper()
+	type outcome struct {
+		r   result
+		err error
+	}
+	outs := make([]chan outcome, len(argLists))
+	slots := make(chan struct{}, fastRuns)
+	for i, args := range argLists {
+		outs[i] = make(chan outcome, 1)
+		dir := t.TempDir()
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			r, err := execCLI(fastBinary, dir, limit, args...)
+			outs[i] <- outcome{r, err}
+		}()
+	}
+	// Every run ends within limit; waiting for them all keeps a failed
+	// test from leaving runs behind.
+	t.Cleanup(func() {
+		for _, o := range outs {
+			v := <-o
+			o <- v
+		}
+	})
+	return func(t *testing.T, i int) result {
+		t.Helper()
+		o := <-outs[i]
+		outs[i] <- o
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		return o.r
+	}
+}
+
+// fastRuns is how many runs of fastBinary startFast keeps going at once:
+// eight take 1.5 times one run's wall time on 2 cores.
+var fastRuns = 3 * max(1, runtime.NumCPU())
 
 // check returns the named check of a report, failing when absent.
 func (r result) check(t *testing.T, id string) reports.Check {
@@ -118,10 +201,13 @@ func (r result) checkOn(t *testing.T, id, transport string) reports.Check {
 	return reports.Check{}
 }
 
-// parallelism bounds concurrent runs to the machine's cores (each run may
-// itself check two targets at once, one process each).
+// parallelism bounds concurrent runs of the race-built binary to the
+// machine's cores (each run may itself check two targets at once, one
+// process each).
 var parallelism = make(chan struct{}, max(1, runtime.NumCPU()))
 
+// limitParallel marks a test that runs the binary parallel and waits for
+// its share of the machine.
 func limitParallel(t *testing.T) {
 	t.Parallel()
 	parallelism <- struct{}{}

@@ -221,20 +221,26 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			t.Errorf("mutant %s has no case in this matrix", m.Name)
 		}
 	}
+	var argLists [][]string
 	for _, tc := range mutantCases {
+		args := []string{"run", "-q", "--mutant", tc.mutant}
+		if tc.spec != "" {
+			args = append(args, "--spec", tc.spec)
+		}
+		// A mutant of one transport serves the other as the reference
+		// does (fixtures.Mutant.Transport), which TestReferencePasses-
+		// EveryCheck covers: its run checks its own transport only.
+		if tr := transportOf(t, tc.mutant); tr != "" {
+			args = append(args, "--label-filter", "transport:"+tr)
+		}
+		argLists = append(argLists, args)
+	}
+	// The runs (of the binary built without -race) all start here, a few
+	// at a time; each subtest waits for its own and asserts on it.
+	runOf := startFast(t, runLimit, argLists)
+	for i, tc := range mutantCases {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
-			limitParallel(t)
-			args := []string{"run", "-q", "--mutant", tc.mutant}
-			if tc.spec != "" {
-				args = append(args, "--spec", tc.spec)
-			}
-			// A mutant of one transport serves the other as the reference
-			// does (fixtures.Mutant.Transport), which TestReferencePasses-
-			// EveryCheck covers: its run checks its own transport only.
-			if tr := transportOf(t, tc.mutant); tr != "" {
-				args = append(args, "--label-filter", "transport:"+tr)
-			}
-			r := runCLI(t, runLimit, args...)
+			r := runOf(t, i)
 			breaks := breaksOf(t, tc.mutant)
 			c := r.checkOn(t, breaks, transportOf(t, tc.mutant))
 			if c.Status != tc.want {
