@@ -78,13 +78,7 @@ type result struct {
 // bounds it by limit: a run that outlives it fails the test.
 func runCLI(t *testing.T, limit time.Duration, args ...string) result {
 	t.Helper()
-	return runBinary(t, binary, limit, args...)
-}
-
-// runBinary runs bin as runCLI does.
-func runBinary(t *testing.T, bin string, limit time.Duration, args ...string) result {
-	t.Helper()
-	r, err := execCLI(bin, t.TempDir(), limit, args...)
+	r, err := execCLI(binary, t.TempDir(), limit, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
