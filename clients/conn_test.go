@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http/httptest"
 	"testing"
-	"time"
 
-	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/protocol"
 )
@@ -19,32 +16,9 @@ func fixtureTransport(t *testing.T, name protocol.Transport) Transport {
 	t.Helper()
 	switch name {
 	case protocol.TransportStdio:
-		conn, srvIn, srvOut := osPipePair(t)
-		served := make(chan error, 1)
-		go func() { served <- fixtures.Serve(context.Background(), srvIn, srvOut, fixtures.Options{}) }()
-		t.Cleanup(func() {
-			_ = conn.Close() // in case Connect was never called
-			select {
-			case err := <-served:
-				if err != nil {
-					t.Errorf("Serve: %v", err)
-				}
-			case <-time.After(testTimeout):
-				t.Errorf("fixture did not stop")
-			}
-		})
-		return &StdioTransport{Stream: conn}
+		return &StdioTransport{Stream: serveFixtureStdio(t)}
 	case protocol.TransportHTTP:
-		h, err := fixtures.NewHTTPHandler(fixtures.HTTPOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		if c, ok := h.(io.Closer); ok {
-			t.Cleanup(func() { _ = c.Close() })
-		}
-		return &HTTPTransport{Endpoint: ts.URL + "/mcp"}
+		return &HTTPTransport{Endpoint: serveFixtureHTTP(t)}
 	case protocol.TransportWebSocket:
 		return &WebSocketTransport{URL: serveFixtureWS(t)}
 	}
