@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // DefaultMaxEventSize bounds one SSE event, and one non-SSE response body,
@@ -47,13 +48,13 @@ var (
 	ErrUnexpectedStatus = errors.New("clients: unexpected HTTP status")
 )
 
-// Header names of Streamable HTTP.
+// Header names of Streamable HTTP (protocol.Header*).
 const (
-	HeaderProtocolVersion = "MCP-Protocol-Version"
-	HeaderSessionID       = "Mcp-Session-Id"
-	HeaderMethod          = "Mcp-Method"
-	HeaderName            = "Mcp-Name"
-	HeaderLastEventID     = "Last-Event-ID"
+	HeaderProtocolVersion = protocol.HeaderProtocolVersion
+	HeaderSessionID       = protocol.HeaderSessionID
+	HeaderMethod          = protocol.HeaderMethod
+	HeaderName            = protocol.HeaderName
+	HeaderLastEventID     = protocol.HeaderLastEventID
 )
 
 // HTTPOptions configures an HTTPWire. The zero value is usable.

@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // Reserved _meta keys the wire client reads or writes (2026-07-28
 // basic/index.mdx, "_meta").
 const (
-	MetaProgressToken      = "progressToken"
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaProgressToken      = protocol.MetaProgressToken
+	MetaProtocolVersion    = protocol.MetaProtocolVersion
+	MetaClientCapabilities = protocol.MetaClientCapabilities
+	MetaClientInfo         = protocol.MetaClientInfo
+	MetaServerInfo         = protocol.MetaServerInfo
 )
 
 // Pending is a request sent by Start, awaiting its response.

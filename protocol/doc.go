@@ -1,6 +1,7 @@
 // Package protocol names what the MCP specification fixes and every part
 // of mcp-conform shares: the protocol versions, in release order and with
-// their era, and the transports a target can speak.
+// their era, the transports a target can speak, the reserved _meta keys
+// and the Streamable HTTP header names.
 //
 // It imports nothing of ours and holds no behaviour beyond ordering and
 // classifying these names, so the wire clients, the reference server, the
