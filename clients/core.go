@@ -8,6 +8,24 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
+)
+
+// Names of the protocol the clients read and write, the same constants as
+// protocol's: the reserved _meta keys (2026-07-28 basic/index.mdx "Reserved
+// keys") and the header names of Streamable HTTP.
+const (
+	MetaProgressToken      = protocol.MetaProgressToken
+	MetaProtocolVersion    = protocol.MetaProtocolVersion
+	MetaClientCapabilities = protocol.MetaClientCapabilities
+	MetaClientInfo         = protocol.MetaClientInfo
+	MetaServerInfo         = protocol.MetaServerInfo
+
+	HeaderProtocolVersion = protocol.HeaderProtocolVersion
+	HeaderSessionID       = protocol.HeaderSessionID
+	HeaderMethod          = protocol.HeaderMethod
+	HeaderName            = protocol.HeaderName
+	HeaderLastEventID     = protocol.HeaderLastEventID
 )
 
 // core is what every wire client is made of, whatever its transport: the

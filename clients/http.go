@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
-	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // DefaultMaxEventSize bounds one SSE event, and one non-SSE response body,
@@ -46,15 +45,6 @@ var (
 	// ErrUnexpectedStatus is wrapped by the errors of Negotiate and Cancel
 	// when the server answered with an HTTP status the step does not allow.
 	ErrUnexpectedStatus = errors.New("clients: unexpected HTTP status")
-)
-
-// Header names of Streamable HTTP (protocol.Header*).
-const (
-	HeaderProtocolVersion = protocol.HeaderProtocolVersion
-	HeaderSessionID       = protocol.HeaderSessionID
-	HeaderMethod          = protocol.HeaderMethod
-	HeaderName            = protocol.HeaderName
-	HeaderLastEventID     = protocol.HeaderLastEventID
 )
 
 // HTTPOptions configures an HTTPWire. The zero value is usable.

@@ -5,17 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
-	"github.com/mcp-conform/mcp-conform/protocol"
-)
-
-// Reserved _meta keys the wire client reads or writes (2026-07-28
-// basic/index.mdx, "_meta").
-const (
-	MetaProgressToken      = protocol.MetaProgressToken
-	MetaProtocolVersion    = protocol.MetaProtocolVersion
-	MetaClientCapabilities = protocol.MetaClientCapabilities
-	MetaClientInfo         = protocol.MetaClientInfo
-	MetaServerInfo         = protocol.MetaServerInfo
 )
 
 // Pending is a request sent by Start, awaiting its response.

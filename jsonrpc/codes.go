@@ -63,43 +63,48 @@ const (
 )
 
 // The ranges JSON-RPC 2.0 reserves, and MCP's split of the server-error
-// range (2026-07-28 basic/index.mdx "Error Codes"). Each range runs from
-// its Min to its Max, both included.
+// range (2026-07-28 basic/index.mdx "Error Codes"), each from its Min to
+// its Max, both included:
+//   - Reserved: pre-defined errors; codes for purposes MCP does not define
+//     SHOULD be allocated outside it.
+//   - ServerError: JSON-RPC's implementation-defined server errors, which
+//     MCP splits in two:
+//   - MCPLegacyMin…ServerErrorMax, legacy: no new codes, no assumed meaning
+//     (except CodeResourceNotFound);
+//   - ServerErrorMin…MCPReservedMax, reserved for the MCP specification
+//     (2026-07-28): implementations MUST NOT emit a code from it that the
+//     specification does not define.
 const (
-	// ReservedMin…ReservedMax is reserved for pre-defined errors; codes
-	// for purposes MCP does not define SHOULD be allocated outside it.
-	ReservedMin = -32768
-	ReservedMax = -32000
-	// ServerErrorMin…ServerErrorMax is JSON-RPC's implementation-defined
-	// server-error range.
-	ServerErrorMin = -32099
-	ServerErrorMax = -32000
-	// MCPLegacyMin…ServerErrorMax is MCP's legacy sub-range: no new codes,
-	// no assumed meaning (except CodeResourceNotFound).
-	MCPLegacyMin = -32019
-	// ServerErrorMin…MCPReservedMax is reserved for the MCP specification
-	// (2026-07-28): implementations MUST NOT emit a code from it that the
-	// specification does not define.
-	MCPReservedMax = -32020
+	ReservedMin, ReservedMax       = -32768, -32000
+	ServerErrorMin, ServerErrorMax = -32099, -32000
+	MCPLegacyMin, MCPReservedMax   = -32019, -32020
 )
 
-var codeNames = map[int]string{
-	CodeParseError:                      "ParseError",
-	CodeInvalidRequest:                  "InvalidRequest",
-	CodeMethodNotFound:                  "MethodNotFound",
-	CodeInvalidParams:                   "InvalidParams",
-	CodeInternalError:                   "InternalError",
-	CodeResourceNotFound:                "ResourceNotFound",
-	CodeURLElicitationRequired:          "URLElicitationRequired",
-	CodeHeaderMismatch:                  "HeaderMismatch",
-	CodeMissingRequiredClientCapability: "MissingRequiredClientCapability",
-	CodeUnsupportedProtocolVersion:      "UnsupportedProtocolVersion",
+// defined lists the codes JSON-RPC 2.0 or some MCP version defines, with
+// the name the specification gives each.
+var defined = []struct {
+	code int
+	name string
+}{
+	{CodeParseError, "ParseError"}, {CodeInvalidRequest, "InvalidRequest"},
+	{CodeMethodNotFound, "MethodNotFound"}, {CodeInvalidParams, "InvalidParams"},
+	{CodeInternalError, "InternalError"}, {CodeResourceNotFound, "ResourceNotFound"},
+	{CodeURLElicitationRequired, "URLElicitationRequired"}, {CodeHeaderMismatch, "HeaderMismatch"},
+	{CodeMissingRequiredClientCapability, "MissingRequiredClientCapability"},
+	{CodeUnsupportedProtocolVersion, "UnsupportedProtocolVersion"},
 }
 
 // CodeName returns the specification's name for code ("ParseError",
 // "HeaderMismatch", ...), or "" for a code neither JSON-RPC 2.0 nor any MCP
 // version defines.
-func CodeName(code int) string { return codeNames[code] }
+func CodeName(code int) string {
+	for _, d := range defined {
+		if d.code == code {
+			return d.name
+		}
+	}
+	return ""
+}
 
 // IsMCPReserved reports whether code is in the sub-range 2026-07-28 reserves
 // for the MCP specification (-32099…-32020).
