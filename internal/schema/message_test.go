@@ -144,6 +144,13 @@ var messageCases = []struct {
 		raw:  `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`,
 		kind: KindNotification, against: "ServerNotification", want: []want{{keyword: "ServerNotification", pointer: "/method"}}},
 
+	{name: "result not an object", versions: all, requests: map[string]Request{"1": {Method: "tools/list"}},
+		raw: `{"jsonrpc":"2.0","id":1,"result":5}`, kind: KindResult, want: []want{{keyword: "/type", pointer: "/result"}}},
+	{name: "method not a string", versions: all,
+		raw: `{"jsonrpc":"2.0","method":5}`, kind: KindNotification, unvalidated: true, want: []want{{keyword: "/type", pointer: "/method"}}},
+	{name: "2026 server request with a null id", versions: []string{v2026},
+		raw: `{"jsonrpc":"2.0","id":null,"method":"x/y"}`, kind: KindRequest, unvalidated: true, want: []want{{keyword: "/type", pointer: "/id"}}},
+
 	// JSON-RPC rules.
 	{name: "not JSON", versions: all, raw: `reference server ready`, kind: KindInvalid, want: []want{{clause: "basic#1"}}},
 	{name: "batch", versions: all, raw: `[{"jsonrpc":"2.0","id":1,"result":{}}]`, kind: KindInvalid, want: []want{{clause: "basic#1"}}},
