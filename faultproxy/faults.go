@@ -3,12 +3,8 @@ package faultproxy
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 )
-
-// Signal is a POSIX signal sent to the server's process group.
-type Signal = syscall.Signal
 
 // Pass delivers the message unchanged. It is useful to count occurrences or
 // to arm other rules without acting.
@@ -154,7 +150,7 @@ func (cr Crash) Apply(_ context.Context, c Conduit, msg *Message) {
 	} else {
 		c.Record(msg, "crash", "SIGKILL to the server process group; message lost with it")
 	}
-	if err := c.Signal(syscall.SIGKILL); err != nil {
+	if err := c.Signal(sigKill); err != nil {
 		c.Record(msg, "crash", "signal failed: "+err.Error())
 	}
 }
@@ -173,7 +169,7 @@ func (p Pause) Apply(_ context.Context, c Conduit, msg *Message) {
 		d = time.Second
 	}
 	_ = c.Deliver(msg)
-	if err := c.Signal(syscall.SIGSTOP); err != nil {
+	if err := c.Signal(sigStop); err != nil {
 		c.Record(msg, "pause", "signal failed: "+err.Error())
 		return
 	}
@@ -185,7 +181,7 @@ func (p Pause) Apply(_ context.Context, c Conduit, msg *Message) {
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		_ = c.Signal(syscall.SIGCONT)
+		_ = c.Signal(sigCont)
 		c.Record(msg, "resume", "SIGCONT to the server")
 	})
 }
