@@ -26,6 +26,8 @@ type Barrier struct {
 	open    chan struct{}
 }
 
+var _ Fault = (*Barrier)(nil)
+
 // NewBarrier returns a barrier for parties messages.
 func NewBarrier(parties int, max time.Duration) *Barrier {
 	return &Barrier{Parties: parties, Max: max}
@@ -74,4 +76,10 @@ func (b *Barrier) Apply(_ context.Context, c Conduit, msg *Message) {
 		}
 		_ = c.Deliver(msg)
 	})
+}
+
+func init() {
+	// A barrier has no rule-file form: one value is shared, in Go, by the
+	// rules of several links.
+	RegisterFault(FaultType{Name: "barrier", Of: (*Barrier)(nil)})
 }
