@@ -127,7 +127,7 @@ func (c *core) apply(msg *Message, s sink) {
 		_ = s.deliver(msg, false)
 		return
 	}
-	sel.fault.Apply(c.ctx, &conduit{c: c, s: s, rule: sel.name, rng: sel.rng}, msg)
+	sel.fault.Apply(c.ctx, &conduit{c: c, s: s, rule: sel.name, fault: sel.fault, rng: sel.rng}, msg)
 }
 
 // StreamControl acts on the HTTP response stream a message belongs to.
@@ -147,11 +147,14 @@ type StreamControl interface {
 
 // conduit is the Conduit a fault gets for one message.
 type conduit struct {
-	c    *core
-	s    sink
-	rule string
-	rng  *rand.Rand
+	c     *core
+	s     sink
+	rule  string
+	fault Fault
+	rng   *rand.Rand
 }
+
+var _ Conduit = (*conduit)(nil)
 
 func (c *conduit) Deliver(msg *Message) error             { return c.s.deliver(msg, true) }
 func (c *conduit) Inject(dir Direction, raw []byte) error { return c.s.inject(dir, raw) }
@@ -170,8 +173,10 @@ func (c *conduit) Signal(sig Signal) error {
 	return c.c.signal(sig)
 }
 
-func (c *conduit) Record(msg *Message, fault, text string) {
-	c.c.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Stream: msg.Stream, Rule: c.rule, Fault: fault, Text: text})
+func (c *conduit) Record(msg *Message, fault string, o Outcome, text string) {
+	ft, _ := FaultTypeOf(c.fault)
+	c.c.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Stream: msg.Stream, Rule: c.rule, Fault: fault, Text: text,
+		Outcome: o, OnProcess: ft.Needs&CapProcess != 0})
 }
 
 func (c *conduit) Go(fn func(ctx context.Context)) {

@@ -20,7 +20,7 @@ var _ Fault = Buffer{}
 func (b Buffer) Apply(_ context.Context, c Conduit, msg *Message) {
 	st := c.Stream()
 	if st == nil {
-		c.Record(msg, "buffer", "no response stream on this transport; delivered as is")
+		c.Record(msg, "buffer", OutcomeDelivered, "no response stream on this transport; delivered as is")
 		_ = c.Deliver(msg)
 		return
 	}
@@ -29,7 +29,7 @@ func (b Buffer) Apply(_ context.Context, c Conduit, msg *Message) {
 		n = int(^uint(0) >> 1)
 	}
 	st.Buffer(n)
-	c.Record(msg, "buffer", fmt.Sprintf("stream buffered until %d bytes or its end", b.Bytes))
+	c.Record(msg, "buffer", OutcomeDelivered, fmt.Sprintf("stream buffered until %d bytes or its end", b.Bytes))
 	_ = c.Deliver(msg)
 }
 

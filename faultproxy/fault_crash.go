@@ -14,14 +14,16 @@ var _ Fault = Crash{}
 
 // Apply kills the server.
 func (cr Crash) Apply(_ context.Context, c Conduit, msg *Message) {
+	outcome := OutcomeDropped
 	if cr.DeliverFirst {
 		_ = c.Deliver(msg)
-		c.Record(msg, "crash", "delivered, then SIGKILL to the server process group")
+		outcome = OutcomeDelivered
+		c.Record(msg, "crash", outcome, "delivered, then SIGKILL to the server process group")
 	} else {
-		c.Record(msg, "crash", "SIGKILL to the server process group; message lost with it")
+		c.Record(msg, "crash", outcome, "SIGKILL to the server process group; message lost with it")
 	}
 	if err := c.Signal(sigKill); err != nil {
-		c.Record(msg, "crash", "signal failed: "+err.Error())
+		c.Record(msg, "crash", outcome, "signal failed: "+err.Error())
 	}
 }
 

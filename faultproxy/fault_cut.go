@@ -18,14 +18,14 @@ var _ Fault = Cut{}
 func (cf Cut) Apply(_ context.Context, c Conduit, msg *Message) {
 	st := c.Stream()
 	if st == nil {
-		c.Record(msg, "cut", "no response stream on this transport; message dropped instead")
+		c.Record(msg, "cut", OutcomeDropped, "no response stream on this transport; message dropped instead")
 		return
 	}
 	if cf.Deliver {
 		_ = c.Deliver(msg)
-		c.Record(msg, "cut", "delivered, then the stream was closed")
+		c.Record(msg, "cut", OutcomeDelivered, "delivered, then the stream was closed")
 	} else {
-		c.Record(msg, "cut", "stream closed before this message")
+		c.Record(msg, "cut", OutcomeCut, "stream closed before this message")
 	}
 	st.Cut("rule " + c.Rule())
 }

@@ -18,17 +18,17 @@ var _ Fault = Delay{}
 
 // Apply holds msg for d.For, then delivers it.
 func (d Delay) Apply(_ context.Context, c Conduit, msg *Message) {
-	c.Record(msg, "delay", fmt.Sprintf("held for %s", d.For))
+	c.Record(msg, "delay", OutcomeHeld, fmt.Sprintf("held for %s", d.For))
 	c.Go(func(ctx context.Context) {
 		t := time.NewTimer(d.For)
 		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			c.Record(msg, "delay", "link closed while held; message not delivered")
+			c.Record(msg, "delay", OutcomeDropped, "link closed while held; message not delivered")
 			return
 		}
-		c.Record(msg, "release", "delay elapsed")
+		c.Record(msg, "release", OutcomeReleased, "delay elapsed")
 		_ = c.Deliver(msg)
 	})
 }

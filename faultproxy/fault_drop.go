@@ -9,7 +9,7 @@ var _ Fault = Drop{}
 
 // Apply records the drop and does not deliver msg.
 func (Drop) Apply(_ context.Context, c Conduit, msg *Message) {
-	c.Record(msg, "drop", "message swallowed")
+	c.Record(msg, "drop", OutcomeDropped, "message swallowed")
 }
 
 func init() {

@@ -19,7 +19,7 @@ func (d Duplicate) Apply(_ context.Context, c Conduit, msg *Message) {
 	if n <= 0 {
 		n = 1
 	}
-	c.Record(msg, "duplicate", fmt.Sprintf("delivered %d extra time(s)", n))
+	c.Record(msg, "duplicate", OutcomeDuplicated, fmt.Sprintf("delivered %d extra time(s)", n))
 	for i := 0; i <= n; i++ {
 		if c.Deliver(msg.clone()) != nil {
 			return

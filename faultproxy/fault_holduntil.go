@@ -25,19 +25,19 @@ func (h HoldUntil) Apply(_ context.Context, c Conduit, msg *Message) {
 	if max <= 0 {
 		max = 10 * time.Second
 	}
-	c.Record(msg, "hold", "held until a matching message passes")
+	c.Record(msg, "hold", OutcomeHeld, "held until a matching message passes")
 	c.Go(func(ctx context.Context) {
 		wctx, cancel := context.WithTimeout(ctx, max)
 		defer cancel()
 		err := c.WaitPassed(wctx, h.Until)
 		switch {
 		case err == nil:
-			c.Record(msg, "release", "trigger message passed")
+			c.Record(msg, "release", OutcomeReleased, "trigger message passed")
 		case ctx.Err() != nil:
-			c.Record(msg, "hold", "link closed while held; message not delivered")
+			c.Record(msg, "hold", OutcomeDropped, "link closed while held; message not delivered")
 			return
 		default:
-			c.Record(msg, "release", fmt.Sprintf("trigger never passed within %s; released anyway", max))
+			c.Record(msg, "release", OutcomeReleased, fmt.Sprintf("trigger never passed within %s; released anyway", max))
 		}
 		_ = c.Deliver(msg)
 	})

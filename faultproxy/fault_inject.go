@@ -28,14 +28,14 @@ func (i Inject) Apply(_ context.Context, c Conduit, msg *Message) {
 	}
 	switch {
 	case i.Replace:
-		c.Record(msg, "inject", "replaced by a synthetic message")
+		c.Record(msg, "inject", OutcomeReplaced, "replaced by a synthetic message")
 		_ = c.Inject(dir, i.Raw)
 	case i.Before:
-		c.Record(msg, "inject", "synthetic message sent before this one")
+		c.Record(msg, "inject", OutcomeDelivered, "synthetic message sent before this one")
 		_ = c.Inject(dir, i.Raw)
 		_ = c.Deliver(msg)
 	default:
-		c.Record(msg, "inject", "synthetic message sent after this one")
+		c.Record(msg, "inject", OutcomeDelivered, "synthetic message sent after this one")
 		_ = c.Deliver(msg)
 		_ = c.Inject(dir, i.Raw)
 	}

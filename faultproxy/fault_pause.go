@@ -23,10 +23,10 @@ func (p Pause) Apply(_ context.Context, c Conduit, msg *Message) {
 	}
 	_ = c.Deliver(msg)
 	if err := c.Signal(sigStop); err != nil {
-		c.Record(msg, "pause", "signal failed: "+err.Error())
+		c.Record(msg, "pause", OutcomeDelivered, "signal failed: "+err.Error())
 		return
 	}
-	c.Record(msg, "pause", fmt.Sprintf("SIGSTOP to the server for %s", d))
+	c.Record(msg, "pause", OutcomeDelivered, fmt.Sprintf("SIGSTOP to the server for %s", d))
 	c.Go(func(ctx context.Context) {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -35,7 +35,7 @@ func (p Pause) Apply(_ context.Context, c Conduit, msg *Message) {
 		case <-ctx.Done():
 		}
 		_ = c.Signal(sigCont)
-		c.Record(msg, "resume", "SIGCONT to the server")
+		c.Record(msg, "resume", OutcomeDelivered, "SIGCONT to the server")
 	})
 }
 

@@ -12,10 +12,10 @@ var _ Fault = Reset{}
 func (Reset) Apply(_ context.Context, c Conduit, msg *Message) {
 	st := c.Stream()
 	if st == nil {
-		c.Record(msg, "reset", "no connection of its own on this transport; message dropped instead")
+		c.Record(msg, "reset", OutcomeDropped, "no connection of its own on this transport; message dropped instead")
 		return
 	}
-	c.Record(msg, "reset", "connection closed abruptly")
+	c.Record(msg, "reset", OutcomeReset, "connection closed abruptly")
 	st.Reset("rule " + c.Rule())
 }
 

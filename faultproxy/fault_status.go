@@ -21,14 +21,14 @@ var _ Fault = Status{}
 func (s Status) Apply(_ context.Context, c Conduit, msg *Message) {
 	st := c.Stream()
 	if st == nil {
-		c.Record(msg, "status", "no HTTP response on this transport; message dropped instead")
+		c.Record(msg, "status", OutcomeDropped, "no HTTP response on this transport; message dropped instead")
 		return
 	}
 	if st.ReplaceStatus(s.Code, s.Body) {
-		c.Record(msg, "status", fmt.Sprintf("answered %d by the proxy", s.Code))
+		c.Record(msg, "status", OutcomeAnswered, fmt.Sprintf("answered %d by the proxy", s.Code))
 		return
 	}
-	c.Record(msg, "status", fmt.Sprintf("headers already sent; stream cut instead of answering %d", s.Code))
+	c.Record(msg, "status", OutcomeCut, fmt.Sprintf("headers already sent; stream cut instead of answering %d", s.Code))
 	st.Cut("rule " + c.Rule())
 }
 

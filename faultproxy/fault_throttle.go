@@ -18,7 +18,7 @@ var _ Fault = Throttle{}
 func (t Throttle) Apply(_ context.Context, c Conduit, msg *Message) {
 	if st := c.Stream(); st != nil && t.BytesPerSecond > 0 {
 		st.Throttle(t.BytesPerSecond)
-		c.Record(msg, "throttle", fmt.Sprintf("stream limited to %d bytes/s", t.BytesPerSecond))
+		c.Record(msg, "throttle", OutcomeDelivered, fmt.Sprintf("stream limited to %d bytes/s", t.BytesPerSecond))
 	}
 	_ = c.Deliver(msg)
 }

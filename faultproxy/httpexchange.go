@@ -227,7 +227,7 @@ func (s streamSink) stream() StreamControl                  { return s.ex }
 // headers (its answer is recorded, not passed on).
 func (ex *exchange) inject(dir Direction, raw []byte) error {
 	msg := &Message{Seq: ex.p.seq.Add(1), Dir: dir, Raw: raw, At: ex.p.tr.Since(), Synthetic: true, Stream: ex.name}
-	ex.p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: ex.name, Fault: "inject"})
+	ex.p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: ex.name, Fault: "inject", Outcome: OutcomeInjected})
 	if dir == ServerToClient {
 		ev := sse.Encode(sse.Event{Data: string(raw), HasData: true})
 		if err := ex.write(ev, true); err != nil {

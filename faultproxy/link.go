@@ -243,7 +243,7 @@ func (l *Link) deliver(msg *Message, flush bool) error {
 // Inject sends a synthetic message in dir, recorded like any message.
 func (l *Link) Inject(dir Direction, raw []byte) error {
 	msg := &Message{Seq: l.seq.Add(1), Dir: dir, Raw: raw, At: l.tr.Since(), Synthetic: true}
-	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Fault: "inject"})
+	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Fault: "inject", Outcome: OutcomeInjected})
 	return l.Deliver(msg)
 }
 

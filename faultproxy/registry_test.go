@@ -22,7 +22,7 @@ func (tr truncate) Apply(_ context.Context, c Conduit, msg *Message) {
 	if len(out.Raw) > tr.Keep {
 		out.Raw = out.Raw[:tr.Keep]
 	}
-	c.Record(msg, "truncate", fmt.Sprintf("cut to %d bytes", tr.Keep))
+	c.Record(msg, "truncate", OutcomeDelivered, fmt.Sprintf("cut to %d bytes", tr.Keep))
 	_ = c.Deliver(out)
 }
 

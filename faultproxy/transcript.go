@@ -50,8 +50,64 @@ type Entry struct {
 	// Rule and Fault name what acted, for fault entries.
 	Rule  string `json:"rule,omitempty"`
 	Fault string `json:"fault,omitempty"`
+	// Outcome is what became of the message, for fault entries (as of
+	// that entry: a held message's later entry says released or dropped)
+	// and for synthetic messages (injected). A message with no fault entry
+	// was relayed as it came.
+	Outcome Outcome `json:"outcome,omitempty"`
+	// OnProcess marks the fault entries of faults that act on the server
+	// process (their registration needs CapProcess: crash, pause).
+	OnProcess bool `json:"onProcess,omitempty"`
 	// Text is a stderr line, a process event or a note.
 	Text string `json:"text,omitempty"`
+}
+
+// Outcome is what the proxy did with a message, recorded in its fault
+// entries so that a reader (the report's sequence diagram) needs no
+// sentence to tell.
+type Outcome string
+
+// The outcomes. Dropped, Replaced, Cut, Reset and Answered mean the
+// message never left the proxy.
+const (
+	// OutcomeDelivered: the message went on (a fault acted on it or its
+	// stream and let it through).
+	OutcomeDelivered Outcome = "delivered"
+	// OutcomeDropped: the message was swallowed (or lost with the server,
+	// or with the link while held).
+	OutcomeDropped Outcome = "dropped"
+	// OutcomeHeld: the message waits at the proxy; a later entry for it
+	// says released or dropped.
+	OutcomeHeld Outcome = "held"
+	// OutcomeReleased: a held message went on.
+	OutcomeReleased Outcome = "released"
+	// OutcomeDuplicated: the message was delivered more than once.
+	OutcomeDuplicated Outcome = "duplicated"
+	// OutcomeInjected: a synthetic message the proxy sent (on message
+	// entries).
+	OutcomeInjected Outcome = "injected"
+	// OutcomeReplaced: the message was not delivered; a synthetic one went
+	// in its place.
+	OutcomeReplaced Outcome = "replaced"
+	// OutcomeCut: the message was not delivered; its stream was closed at
+	// it.
+	OutcomeCut Outcome = "cut"
+	// OutcomeReset: the message was not delivered; its connection was
+	// reset.
+	OutcomeReset Outcome = "reset"
+	// OutcomeAnswered: the message was not delivered; the proxy answered
+	// the client with an HTTP status of its own.
+	OutcomeAnswered Outcome = "answered"
+)
+
+// Stopped reports whether the outcome means the message never left the
+// proxy.
+func (o Outcome) Stopped() bool {
+	switch o {
+	case OutcomeDropped, OutcomeReplaced, OutcomeCut, OutcomeReset, OutcomeAnswered:
+		return true
+	}
+	return false
 }
 
 // Transcript is the ordered, append-only record of a link. It is safe for

@@ -307,6 +307,6 @@ func (s wsSink) stream() StreamControl              { return nil }
 func (s wsSink) inject(dir Direction, raw []byte) error {
 	p := s.pr.p
 	msg := &Message{Seq: p.seq.Add(1), Dir: dir, Raw: raw, At: p.tr.Since(), Synthetic: true, Stream: s.pr.name}
-	p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: s.pr.name, Fault: "inject"})
+	p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: s.pr.name, Fault: "inject", Outcome: OutcomeInjected})
 	return s.pr.deliver(msg)
 }
