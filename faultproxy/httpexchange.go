@@ -47,6 +47,8 @@ type exchange struct {
 	unflushed []*Message
 }
 
+var _ StreamControl = (*exchange)(nil)
+
 // forward sends the request upstream once.
 func (ex *exchange) forward(body []byte) (*http.Response, error) {
 	u := *ex.p.upstream
@@ -145,6 +147,8 @@ func (ex *exchange) isCut() bool {
 // reqSink delivers the client's message by forwarding it upstream.
 type reqSink struct{ ex *exchange }
 
+var _ sink = reqSink{}
+
 func (s reqSink) deliver(msg *Message, _ bool) error {
 	ex := s.ex
 	ex.mu.Lock()
@@ -181,6 +185,8 @@ type bodySink struct {
 	delivered bool
 }
 
+var _ sink = (*bodySink)(nil)
+
 func (s *bodySink) deliver(msg *Message, _ bool) error {
 	ex := s.ex
 	ex.mu.Lock()
@@ -204,6 +210,8 @@ func (s *bodySink) stream() StreamControl                  { return s.ex }
 
 // streamSink delivers SSE events.
 type streamSink struct{ ex *exchange }
+
+var _ sink = streamSink{}
 
 func (s streamSink) deliver(msg *Message, flush bool) error {
 	if !flush {

@@ -222,6 +222,8 @@ type stdioSink struct {
 	dir Direction
 }
 
+var _ sink = stdioSink{}
+
 func (s stdioSink) deliver(msg *Message, flush bool) error { return s.l.deliver(msg, flush) }
 func (s stdioSink) inject(dir Direction, raw []byte) error { return s.l.Inject(dir, raw) }
 func (s stdioSink) pending() *sync.WaitGroup               { return s.l.pending[s.dir] }

@@ -300,6 +300,8 @@ type wsSink struct {
 	dir Direction
 }
 
+var _ sink = wsSink{}
+
 func (s wsSink) deliver(msg *Message, _ bool) error { return s.pr.deliver(msg) }
 func (s wsSink) pending() *sync.WaitGroup           { return s.pr.pending[s.dir] }
 func (s wsSink) stream() StreamControl              { return nil }
