@@ -54,11 +54,7 @@ const passedHistory = 4096
 func (c *core) markPassed(msg *Message) {
 	c.pmu.Lock()
 	if len(c.delivered) >= 2*passedHistory {
-		dropped := len(c.delivered) - passedHistory
-		kept := copy(c.delivered, c.delivered[dropped:])
-		clear(c.delivered[kept:])
-		c.delivered = c.delivered[:kept]
-		c.trimmed += dropped
+		c.delivered = keepLast(c.delivered, passedHistory, &c.trimmed)
 	}
 	c.delivered = append(c.delivered, msg)
 	if c.passed != nil {
@@ -73,9 +69,7 @@ func (c *core) markPassed(msg *Message) {
 // control API's reset).
 func (c *core) ForgetPassed() {
 	c.pmu.Lock()
-	c.trimmed += len(c.delivered)
-	clear(c.delivered)
-	c.delivered = c.delivered[:0]
+	c.delivered = keepLast(c.delivered, 0, &c.trimmed)
 	c.pmu.Unlock()
 }
 
@@ -143,6 +137,17 @@ type StreamControl interface {
 	// ReplaceStatus answers the client with this status and body instead
 	// of the server's response; false when headers were already sent.
 	ReplaceStatus(code int, body []byte) bool
+}
+
+// streamOf returns the response stream of msg for a fault that uses one
+// (CapStream). Where the transport has none (stdio, WebSocket) it records,
+// in the fault's entry, what the fault does instead, and returns nil.
+func streamOf(c Conduit, msg *Message, fault string, instead Outcome, text string) StreamControl {
+	st := c.Stream()
+	if st == nil {
+		c.Record(msg, fault, instead, text)
+	}
+	return st
 }
 
 // conduit is the Conduit a fault gets for one message.

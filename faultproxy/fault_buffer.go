@@ -18,9 +18,8 @@ var _ Fault = Buffer{}
 
 // Apply buffers msg's stream.
 func (b Buffer) Apply(_ context.Context, c Conduit, msg *Message) {
-	st := c.Stream()
+	st := streamOf(c, msg, "buffer", OutcomeDelivered, "no response stream on this transport; delivered as is")
 	if st == nil {
-		c.Record(msg, "buffer", OutcomeDelivered, "no response stream on this transport; delivered as is")
 		_ = c.Deliver(msg)
 		return
 	}

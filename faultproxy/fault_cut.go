@@ -16,9 +16,8 @@ var _ Fault = Cut{}
 
 // Apply cuts the stream of msg.
 func (cf Cut) Apply(_ context.Context, c Conduit, msg *Message) {
-	st := c.Stream()
+	st := streamOf(c, msg, "cut", OutcomeDropped, "no response stream on this transport; message dropped instead")
 	if st == nil {
-		c.Record(msg, "cut", OutcomeDropped, "no response stream on this transport; message dropped instead")
 		return
 	}
 	if cf.Deliver {

@@ -10,9 +10,8 @@ var _ Fault = Reset{}
 
 // Apply resets the connection of msg's exchange.
 func (Reset) Apply(_ context.Context, c Conduit, msg *Message) {
-	st := c.Stream()
+	st := streamOf(c, msg, "reset", OutcomeDropped, "no connection of its own on this transport; message dropped instead")
 	if st == nil {
-		c.Record(msg, "reset", OutcomeDropped, "no connection of its own on this transport; message dropped instead")
 		return
 	}
 	c.Record(msg, "reset", OutcomeReset, "connection closed abruptly")

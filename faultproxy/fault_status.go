@@ -19,9 +19,8 @@ var _ Fault = Status{}
 
 // Apply replaces the response of msg's exchange.
 func (s Status) Apply(_ context.Context, c Conduit, msg *Message) {
-	st := c.Stream()
+	st := streamOf(c, msg, "status", OutcomeDropped, "no HTTP response on this transport; message dropped instead")
 	if st == nil {
-		c.Record(msg, "status", OutcomeDropped, "no HTTP response on this transport; message dropped instead")
 		return
 	}
 	if st.ReplaceStatus(s.Code, s.Body) {

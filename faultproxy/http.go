@@ -62,15 +62,9 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 	if err != nil || up.Scheme == "" || up.Host == "" {
 		return nil, fmt.Errorf("faultproxy: upstream %q is not an absolute URL", opts.Upstream)
 	}
-	if opts.MaxFrame <= 0 {
-		opts.MaxFrame = DefaultMaxFrame
-	}
-	if opts.Listen == "" {
-		opts.Listen = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", opts.Listen)
+	ln, tr, err := listenNet(&opts.Options, &opts.Listen, opts.Transcript)
 	if err != nil {
-		return nil, fmt.Errorf("faultproxy: listen %s: %w", opts.Listen, err)
+		return nil, err
 	}
 	rt := opts.Transport
 	if rt == nil {
@@ -80,10 +74,6 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: fixedRecvBuffer}
 		t.DialContext = d.DialContext
 		rt = t
-	}
-	tr := opts.Transcript
-	if tr == nil {
-		tr = NewTranscript(opts.TranscriptSink)
 	}
 	p := &HTTP{
 		core:     newCore(ctx, tr, opts.Rules, opts.Signal),
@@ -100,6 +90,26 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 	go func() { _ = p.srv.Serve(fixedSendBuffers{ln}) }()
 	p.tr.Add(Entry{Kind: EntryNote, Text: fmt.Sprintf("proxy %s → %s", p.URL(), opts.Upstream)})
 	return p, nil
+}
+
+// listenNet fills in the defaults a network link shares (MaxFrame, a
+// loopback address on a free port), opens its listener, and returns tr or
+// a new transcript.
+func listenNet(o *Options, listen *string, tr *Transcript) (net.Listener, *Transcript, error) {
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = DefaultMaxFrame
+	}
+	if *listen == "" {
+		*listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("faultproxy: listen %s: %w", *listen, err)
+	}
+	if tr == nil {
+		tr = NewTranscript(o.TranscriptSink)
+	}
+	return ln, tr, nil
 }
 
 // URL is the proxy's endpoint: the upstream URL with the proxy's address.

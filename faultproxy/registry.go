@@ -29,31 +29,36 @@ const (
 	CapStream
 )
 
-// String names the capabilities: "process", "stream", "process|stream".
-func (c Caps) String() string {
-	var names []string
-	if c&CapProcess != 0 {
-		names = append(names, "process")
-	}
-	if c&CapStream != 0 {
-		names = append(names, "stream")
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, "|")
+// capWords names each capability, and says what a link without it lacks.
+var capWords = []struct {
+	c          Caps
+	name, need string
+}{
+	{CapProcess, "process", "a server process (stdio mode)"},
+	{CapStream, "stream", "an HTTP response stream"},
 }
 
-// need says in words what a link lacking c misses.
-func (c Caps) need() string {
-	var needs []string
-	if c&CapProcess != 0 {
-		needs = append(needs, "a server process (stdio mode)")
+// words lists, for each capability in c, its name or its need.
+func (c Caps) words(need bool) []string {
+	var out []string
+	for _, w := range capWords {
+		switch {
+		case c&w.c == 0:
+		case need:
+			out = append(out, w.need)
+		default:
+			out = append(out, w.name)
+		}
 	}
-	if c&CapStream != 0 {
-		needs = append(needs, "an HTTP response stream")
+	return out
+}
+
+// String names the capabilities: "process", "stream", "process|stream".
+func (c Caps) String() string {
+	if c == 0 {
+		return "none"
 	}
-	return strings.Join(needs, " and ")
+	return strings.Join(c.words(false), "|")
 }
 
 // FaultType is the registration of one fault.
@@ -201,7 +206,7 @@ func CheckRule(r Rule, offers Caps) error {
 		return nil
 	}
 	if missing := ft.Needs &^ offers; missing != 0 {
-		return fmt.Errorf("rule %s: %s needs %s", r.Name, ft.Name, missing.need())
+		return fmt.Errorf("rule %s: %s needs %s", r.Name, ft.Name, strings.Join(missing.words(true), " and "))
 	}
 	return nil
 }

@@ -67,37 +67,19 @@ type Entry struct {
 // sentence to tell.
 type Outcome string
 
-// The outcomes. Dropped, Replaced, Cut, Reset and Answered mean the
-// message never left the proxy.
+// The outcomes. Those for which Stopped is true mean that the message
+// never left the proxy.
 const (
-	// OutcomeDelivered: the message went on (a fault acted on it or its
-	// stream and let it through).
-	OutcomeDelivered Outcome = "delivered"
-	// OutcomeDropped: the message was swallowed (or lost with the server,
-	// or with the link while held).
-	OutcomeDropped Outcome = "dropped"
-	// OutcomeHeld: the message waits at the proxy; a later entry for it
-	// says released or dropped.
-	OutcomeHeld Outcome = "held"
-	// OutcomeReleased: a held message went on.
-	OutcomeReleased Outcome = "released"
-	// OutcomeDuplicated: the message was delivered more than once.
-	OutcomeDuplicated Outcome = "duplicated"
-	// OutcomeInjected: a synthetic message the proxy sent (on message
-	// entries).
-	OutcomeInjected Outcome = "injected"
-	// OutcomeReplaced: the message was not delivered; a synthetic one went
-	// in its place.
-	OutcomeReplaced Outcome = "replaced"
-	// OutcomeCut: the message was not delivered; its stream was closed at
-	// it.
-	OutcomeCut Outcome = "cut"
-	// OutcomeReset: the message was not delivered; its connection was
-	// reset.
-	OutcomeReset Outcome = "reset"
-	// OutcomeAnswered: the message was not delivered; the proxy answered
-	// the client with an HTTP status of its own.
-	OutcomeAnswered Outcome = "answered"
+	OutcomeDelivered  Outcome = "delivered"  // went on; a fault acted on it (or its stream) and let it through
+	OutcomeDropped    Outcome = "dropped"    // swallowed, or lost with the server or with the link while held
+	OutcomeHeld       Outcome = "held"       // waits at the proxy; a later entry says released or dropped
+	OutcomeReleased   Outcome = "released"   // a held message went on
+	OutcomeDuplicated Outcome = "duplicated" // delivered more than once
+	OutcomeInjected   Outcome = "injected"   // a synthetic message the proxy sent (on message entries)
+	OutcomeReplaced   Outcome = "replaced"   // not delivered; a synthetic message went in its place
+	OutcomeCut        Outcome = "cut"        // not delivered; its stream was closed at it
+	OutcomeReset      Outcome = "reset"      // not delivered; its connection was reset
+	OutcomeAnswered   Outcome = "answered"   // not delivered; the proxy answered with an HTTP status of its own
 )
 
 // Stopped reports whether the outcome means the message never left the
@@ -136,6 +118,21 @@ func (t *Transcript) SetLimit(n int) {
 	t.mu.Unlock()
 }
 
+// keepLast keeps the last n elements of s, moved to its front in place,
+// zeroes the rest (so that what they point to can be collected), and adds
+// how many went to *gone. A bounded history (the transcript, the delivered
+// messages hold-until looks back on) trims itself with it.
+func keepLast[T any](s []T, n int, gone *int) []T {
+	drop := len(s) - n
+	if drop <= 0 {
+		return s
+	}
+	kept := copy(s, s[drop:])
+	clear(s[kept:])
+	*gone += drop
+	return s[:kept]
+}
+
 // NewTranscript starts an empty transcript whose clock starts now. When sink
 // is not nil every entry is also written to it as one JSON line.
 func NewTranscript(sink io.Writer) *Transcript {
@@ -153,11 +150,7 @@ func (t *Transcript) Add(e Entry) Entry {
 	t.mu.Lock()
 	e.Index = t.dropped + len(t.entries)
 	if t.limit > 0 && len(t.entries) >= 2*t.limit {
-		n := len(t.entries) - t.limit
-		kept := copy(t.entries, t.entries[n:])
-		clear(t.entries[kept:])
-		t.entries = t.entries[:kept]
-		t.dropped += n
+		t.entries = keepLast(t.entries, t.limit, &t.dropped)
 	}
 	t.entries = append(t.entries, e)
 	if t.changed != nil {
@@ -202,9 +195,7 @@ func (t *Transcript) Since0(i int) []Entry {
 // twice. A sink has already received the entries.
 func (t *Transcript) Clear() {
 	t.mu.Lock()
-	t.dropped += len(t.entries)
-	clear(t.entries)
-	t.entries = t.entries[:0]
+	t.entries = keepLast(t.entries, 0, &t.dropped)
 	t.mu.Unlock()
 }
 
