@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,13 +21,13 @@ func outcomesOf(es []Entry) []string {
 	for _, e := range es {
 		switch {
 		case e.Kind == EntryFault:
-			s := e.Fault + " " + string(e.Outcome)
+			s := e.Fault + " " + e.Outcome.String()
 			if e.OnProcess {
 				s += " +process"
 			}
 			out = append(out, s)
-		case e.Kind == EntryMessage && e.Outcome != "":
-			out = append(out, "message "+string(e.Outcome))
+		case e.Kind == EntryMessage && e.Outcome != 0:
+			out = append(out, "message "+e.Outcome.String())
 		}
 	}
 	return out
@@ -98,5 +99,31 @@ func TestHTTPOutcomes(t *testing.T) {
 				return slices.Equal(outcomesOf(es), tc.want)
 			})
 		})
+	}
+}
+
+// TestOutcomeText: an outcome is written and read as its name, none is
+// left out of an entry's JSON, and every name reads back.
+func TestOutcomeText(t *testing.T) {
+	for o := OutcomeDelivered; o <= OutcomeAnswered; o++ {
+		b, err := o.MarshalText()
+		if err != nil || string(b) != o.String() || o.String() == "" {
+			t.Fatalf("%d: %q %v", o, b, err)
+		}
+		var back Outcome
+		if err := back.UnmarshalText(b); err != nil || back != o {
+			t.Fatalf("%s reads back as %v, %v", b, back, err)
+		}
+	}
+	b, _ := json.Marshal(Entry{Kind: EntryFault, Fault: "drop", Outcome: OutcomeDropped})
+	if !strings.Contains(string(b), `"outcome":"dropped"`) {
+		t.Errorf("entry JSON %s", b)
+	}
+	if b, _ := json.Marshal(Entry{Kind: EntryNote}); strings.Contains(string(b), "outcome") || strings.Contains(string(b), "onProcess") {
+		t.Errorf("entry without an outcome: %s", b)
+	}
+	var o Outcome
+	if o.UnmarshalText([]byte("vanished")) == nil {
+		t.Error("an unknown outcome was read")
 	}
 }

@@ -64,23 +64,54 @@ type Entry struct {
 
 // Outcome is what the proxy did with a message, recorded in its fault
 // entries so that a reader (the report's sequence diagram) needs no
-// sentence to tell.
-type Outcome string
+// sentence to tell. It is written as its name ("dropped"); the zero
+// Outcome, none recorded, is left out.
+type Outcome uint8
 
 // The outcomes. Those for which Stopped is true mean that the message
 // never left the proxy.
 const (
-	OutcomeDelivered  Outcome = "delivered"  // went on; a fault acted on it (or its stream) and let it through
-	OutcomeDropped    Outcome = "dropped"    // swallowed, or lost with the server or with the link while held
-	OutcomeHeld       Outcome = "held"       // waits at the proxy; a later entry says released or dropped
-	OutcomeReleased   Outcome = "released"   // a held message went on
-	OutcomeDuplicated Outcome = "duplicated" // delivered more than once
-	OutcomeInjected   Outcome = "injected"   // a synthetic message the proxy sent (on message entries)
-	OutcomeReplaced   Outcome = "replaced"   // not delivered; a synthetic message went in its place
-	OutcomeCut        Outcome = "cut"        // not delivered; its stream was closed at it
-	OutcomeReset      Outcome = "reset"      // not delivered; its connection was reset
-	OutcomeAnswered   Outcome = "answered"   // not delivered; the proxy answered with an HTTP status of its own
+	_                 Outcome = iota
+	OutcomeDelivered          // went on; a fault acted on it (or its stream) and let it through
+	OutcomeDropped            // swallowed, or lost with the server or with the link while held
+	OutcomeHeld               // waits at the proxy; a later entry says released or dropped
+	OutcomeReleased           // a held message went on
+	OutcomeDuplicated         // delivered more than once
+	OutcomeInjected           // a synthetic message the proxy sent (on message entries)
+	OutcomeReplaced           // not delivered; a synthetic message went in its place
+	OutcomeCut                // not delivered; its stream was closed at it
+	OutcomeReset              // not delivered; its connection was reset
+	OutcomeAnswered           // not delivered; the proxy answered with an HTTP status of its own
 )
+
+var outcomeNames = [...]string{"", "delivered", "dropped", "held", "released", "duplicated", "injected", "replaced", "cut", "reset", "answered"}
+
+// String is the outcome's name: "dropped"; "" for none.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", uint8(o))
+}
+
+// MarshalText writes the outcome's name.
+func (o Outcome) MarshalText() ([]byte, error) {
+	if int(o) >= len(outcomeNames) {
+		return nil, fmt.Errorf("faultproxy: no outcome %d", uint8(o))
+	}
+	return []byte(outcomeNames[o]), nil
+}
+
+// UnmarshalText reads an outcome's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for i, name := range outcomeNames {
+		if name == string(b) {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("faultproxy: unknown outcome %q", b)
+}
 
 // Stopped reports whether the outcome means the message never left the
 // proxy.
