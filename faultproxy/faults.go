@@ -173,7 +173,7 @@ func (p Pause) Apply(_ context.Context, c Conduit, msg *Message) {
 		d = time.Second
 	}
 	_ = c.Deliver(msg)
-	if err := c.Signal(syscall.SIGSTOP); err != nil {
+	if err := c.Signal(sigStop); err != nil {
 		c.Record(msg, "pause", "signal failed: "+err.Error())
 		return
 	}
@@ -185,7 +185,7 @@ func (p Pause) Apply(_ context.Context, c Conduit, msg *Message) {
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		_ = c.Signal(syscall.SIGCONT)
+		_ = c.Signal(sigCont)
 		c.Record(msg, "resume", "SIGCONT to the server")
 	})
 }

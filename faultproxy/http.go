@@ -809,7 +809,7 @@ const upstreamRecvBuffer = 256 << 10
 func fixedRecvBuffer(_, _ string, c syscall.RawConn) error {
 	var serr error
 	if err := c.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, upstreamRecvBuffer)
+		serr = setRecvBuffer(fd, upstreamRecvBuffer)
 	}); err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func StartProcess(opts ProcessOptions) (*Process, error) {
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Dir = opts.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: output pipe: %w", err)
@@ -104,10 +104,7 @@ func (p *Process) ExitErr() error {
 
 // Signal sends sig to the process group.
 func (p *Process) Signal(sig Signal) error {
-	if err := syscall.Kill(-p.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("faultproxy: signal %v to group %d: %w", sig, p.pgid, err)
-	}
-	return nil
+	return signalGroup(p.cmd.Process, p.pgid, sig)
 }
 
 // Close stops the process: SIGTERM, then SIGKILL after grace, and reaps the
@@ -116,7 +113,7 @@ func (p *Process) Close(grace time.Duration) {
 	if grace <= 0 {
 		grace = 2 * time.Second
 	}
-	_ = p.Signal(syscall.SIGCONT)
+	_ = p.Signal(sigCont)
 	_ = p.Signal(syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	select {

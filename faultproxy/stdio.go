@@ -63,7 +63,7 @@ func StartStdio(ctx context.Context, opts StdioOptions) (*Stdio, error) {
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Dir = opts.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 
 	var files []*os.File
 	closeAll := func() {
@@ -147,10 +147,7 @@ func (s *Stdio) ExitErr() error {
 }
 
 func (s *Stdio) signalGroup(sig Signal) error {
-	if err := syscall.Kill(-s.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("faultproxy: signal %v to group %d: %w", sig, s.pgid, err)
-	}
-	return nil
+	return signalGroup(s.cmd.Process, s.pgid, sig)
 }
 
 func (s *Stdio) readStderr(tr *Transcript, r *os.File, tee io.Writer) {
