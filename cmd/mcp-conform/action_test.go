@@ -379,3 +379,43 @@ func TestMarkdownRunAndSummaryAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestActionInstallStep runs the install step's script with no version
+// input, as "uses: …@v1" does: it builds the action's own source (here,
+// this checkout), stamps it with the action's ref, and puts it on the
+// runner's PATH file.
+func TestActionInstallStep(t *testing.T) {
+	limitParallel(t)
+	a, _ := loadAction(t)
+	var script string
+	for _, s := range a.Runs.Steps {
+		if strings.Contains(s.Run, "go install") {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("no install step in action.yml")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-e", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "MCP_CONFORM_VERSION=", "GITHUB_ACTION_PATH="+root, "GITHUB_ACTION_REF=v1",
+		"GITHUB_PATH="+filepath.Join(dir, "github_path"), "GOBIN="+filepath.Join(dir, "bin"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install step: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "mcp-conform v1 (") {
+		t.Errorf("install step printed %q, want the version line of v1", out)
+	}
+	path, err := os.ReadFile(filepath.Join(dir, "github_path"))
+	if err != nil || string(path) != filepath.Join(dir, "bin")+"\n" {
+		t.Errorf("GITHUB_PATH %q (%v), want %s", path, err, filepath.Join(dir, "bin"))
+	}
+}
