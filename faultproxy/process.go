@@ -167,7 +167,7 @@ func (p *Process) ExitErr() error {
 }
 
 // Signal sends sig to the process group.
-func (p *Process) Signal(sig Signal) error { return signalGroup(p.pgid, sig) }
+func (p *Process) Signal(sig Signal) error { return signalGroup(p.cmd.Process, p.pgid, sig) }
 
 // Close stops the process: SIGTERM, then SIGKILL after grace, and reaps the
 // whole group. Bounded by about grace + 5 s.

@@ -5,6 +5,7 @@ package faultproxy
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -24,9 +25,9 @@ func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// signalGroup sends sig to the process group pgid; a group that is gone
-// already is no error.
-func signalGroup(pgid int, sig Signal) error {
+// signalGroup sends sig to the process group pgid (led by p); a group that
+// is gone already is no error.
+func signalGroup(_ *os.Process, pgid int, sig Signal) error {
 	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("faultproxy: signal %v to group %d: %w", sig, pgid, err)
 	}

@@ -1,6 +1,7 @@
 // Package reports turns the results of a conformance run into what people and
-// CI systems read: a console summary, JUnit XML and the stable JSON report
-// (schema mcp-conform/report/v1). It imports nothing else of the harness; the
+// CI systems read: a console summary, JUnit XML, the HTML report, the Markdown
+// CI summary, GitHub workflow annotations and the stable JSON report (schema
+// mcp-conform/report/v1). It imports nothing else of the harness; the
 // suites fill in the model defined here.
 package reports
 
