@@ -111,6 +111,12 @@ func TestRealTargets(t *testing.T) {
 					continue
 				}
 				r := out[i]
+				// A probe that failed for another reason (a slow start)
+				// leaves the refusal to the full run to show.
+				if why, ok := refusedRun(r); ok {
+					got.Refused = append(got.Refused, refusedVersion{Version: j.version, Reason: why})
+					continue
+				}
 				if r.report == nil {
 					t.Errorf("%s in %s: no report (exit %d)\nstdout:\n%s\nstderr:\n%s", rt.name, j.version, r.code, r.stdout, r.stderr)
 					continue
@@ -127,6 +133,9 @@ func TestRealTargets(t *testing.T) {
 					got.Checks = append(got.Checks, verdictRow{ID: c.ID, Transport: transport, Version: j.version, Status: string(c.Status), Reason: oneLine(c.Reason)})
 				}
 			}
+			slices.SortFunc(got.Refused, func(a, b refusedVersion) int {
+				return slices.Index(realVersions, a.Version) - slices.Index(realVersions, b.Version)
+			})
 			path := filepath.Join(root, "fixtures/targets", rt.name+".expected.yaml")
 			want, err := readExpected(path)
 			if err != nil && !(*updateExpected && os.IsNotExist(err)) {
@@ -195,6 +204,26 @@ func refusal(r result) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// refusedRun reports whether a full run found the version refused: no check
+// could negotiate it (every check ERROR or SKIP, one of them saying why).
+func refusedRun(r result) (string, bool) {
+	if r.report == nil {
+		return refusal(r)
+	}
+	why := ""
+	for _, c := range r.report.Checks {
+		switch {
+		case c.Status == reports.Error && refusedRE.MatchString(c.Reason):
+			if why == "" {
+				why = oneLine(c.Reason)
+			}
+		case c.Status != reports.Skip:
+			return "", false
+		}
+	}
+	return why, why != ""
 }
 
 func lastLine(s string) string {
@@ -424,6 +453,29 @@ func TestDiffExpected(t *testing.T) {
 	for st, n := range map[string]int{"PASS": 0, "WARN": 0, "FAIL": 1} {
 		if d := diffExpected(raced, expectedFile{Checks: []verdictRow{row("R", "2025-11-25", st, "")}}); len(d) != n {
 			t.Errorf("PASS|WARN committed, %s run: %d differences %q, want %d", st, len(d), d, n)
+		}
+	}
+}
+
+// TestRefusedRun: a run in which no check could negotiate the version is a
+// refusal; one check that ran is not.
+func TestRefusedRun(t *testing.T) {
+	neg := reports.Check{ID: "A", Status: reports.Error, Reason: "could not start and negotiate with the target: negotiate (2026-07-28): …"}
+	skip := reports.Check{ID: "B", Status: reports.Skip, Reason: "not on the http transport"}
+	ran := reports.Check{ID: "C", Status: reports.Fail, Reason: "negotiated, then failed"}
+	for _, tc := range []struct {
+		name   string
+		r      result
+		refuse bool
+	}{
+		{"all unnegotiated", result{report: &reports.Report{Checks: []reports.Check{neg, skip, neg}}}, true},
+		{"one ran", result{report: &reports.Report{Checks: []reports.Check{neg, ran}}}, false},
+		{"only skips", result{report: &reports.Report{Checks: []reports.Check{skip}}}, false},
+		{"role validation", result{code: 2, stderr: "mcp-conform: manifest x: start the target to validate its roles: negotiate (2026-07-28): …"}, true},
+		{"other usage error", result{code: 2, stderr: "mcp-conform: no check matches --focus"}, false},
+	} {
+		if _, got := refusedRun(tc.r); got != tc.refuse {
+			t.Errorf("%s: refused %v, want %v", tc.name, got, tc.refuse)
 		}
 	}
 }
