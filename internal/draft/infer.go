@@ -58,6 +58,11 @@ func Propose(tools []Tool, transport string) *Draft {
 		"no tool annotated idempotentHint: true (and not read-only) takes a key-like string argument (idempotency_key, operation_key, request_id, key, ...)")
 	if len(muts) > 0 {
 		m := muts[0]
+		if transport == "stdio" {
+			m.Check = append(m.Check, "IDEM-CONCURRENT starts two server processes and IDEM-RESTART a new one after a kill: "+
+				"both must find the operations of the first, so give the server's store in env if its location is configurable "+
+				"({tmpdir} is a directory private to each check)")
+		}
 		add("lookup", lookupCandidates(tools, m), fmt.Sprintf("no read-only tool takes the mutation's key %s and looks like a lookup (lookup, get, find, status ...)", m.Key))
 	} else {
 		d.Missing["lookup"] = "no mutation role: a lookup reconciles the mutation's operations by their key"

@@ -57,14 +57,18 @@ func ParseAll(lines []string) (http.Header, error) {
 	return h, nil
 }
 
-// clip shortens what an error message quotes of a malformed line: only its
-// name part, since the part after the colon may be a secret.
+// clip shortens what an error message quotes of a malformed line: only
+// what comes before the colon (or, with none, the first word), since the
+// rest may be a secret.
 func clip(s string) string {
 	if n, _, ok := strings.Cut(s, ":"); ok {
 		return n + ": …"
 	}
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if w, _, ok := strings.Cut(strings.TrimSpace(s), " "); ok {
+		return w + " …"
+	}
+	if len(s) > 20 {
+		return s[:20] + "…"
 	}
 	return s
 }
