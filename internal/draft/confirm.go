@@ -33,6 +33,7 @@ func Confirm(ctx context.Context, c *Caller, d *Draft) {
 	confirmMutation(ctx, c, d)
 	confirmFlood(ctx, c, d)
 	confirmTask(d)
+	d.settle()
 }
 
 // replace makes cand the proposal for its role.
@@ -347,7 +348,7 @@ func confirmMutation(ctx context.Context, c *Caller, d *Draft) {
 	default:
 		p.Seen = append(p.Seen, "with --try-tools: one call with a fresh key counted 1 execution; a replay with the same key and arguments counted none more")
 	}
-	if look != nil && look.Enabled {
+	if look != nil && (look.Enabled || look.Disabled == withMutation) {
 		if ok, _ := c.Allowed(look.Tool); ok {
 			r, err := c.Call(ctx, look.Tool, map[string]any{p.Key: key}, false)
 			switch {

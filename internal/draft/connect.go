@@ -82,8 +82,12 @@ func Connect(ctx context.Context, t Target) (*Session, error) {
 	}
 	info, err := s.Conn.Negotiate(ctx, t.Spec)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within the start timeout: %w", err)
+		}
+		hint := s.exitHint() // before Close, which ends the process itself
 		_ = s.Close()
-		return nil, fmt.Errorf("negotiate with the server: %w%s", err, s.exitHint())
+		return nil, fmt.Errorf("negotiate with the server: %w%s", err, hint)
 	}
 	s.Info = info
 	return s, nil
@@ -194,6 +198,7 @@ func (p *process) hint() string {
 		}
 		fmt.Fprintf(&b, " (the server exited: %s)", status)
 	case <-time.After(200 * time.Millisecond):
+		b.WriteString(" (the server is still running)")
 	}
 	if s := p.stderr.String(); s != "" {
 		fmt.Fprintf(&b, "; its stderr ends: %s", s)

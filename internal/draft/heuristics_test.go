@@ -177,7 +177,7 @@ func TestPropose(t *testing.T) {
 				t.Errorf("the key is in the role's arguments: %v", m.Arguments)
 			}
 		}},
-		{"a probe without an output schema waits for a call", list(mut, statsNoS), map[string]string{"mutation": "-create"}, func(t *testing.T, d *Draft) {
+		{"a probe without an output schema waits for a call", list(mut, statsNoS, lookup), map[string]string{"mutation": "-create", "lookup": "-find_by_key"}, func(t *testing.T, d *Draft) {
 			if m := d.Proposal("mutation"); m.Probe["field"] != "FIELD" || !strings.Contains(m.Disabled, "output schema") {
 				t.Errorf("mutation %+v: want a FIELD template, disabled for the unknown field", m)
 			}

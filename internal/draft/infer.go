@@ -78,7 +78,25 @@ func Propose(tools []Tool, transport string) *Draft {
 	slices.SortStableFunc(d.Proposals, func(a, b *Proposal) int {
 		return cmp.Compare(slices.Index(Roles, a.Role), slices.Index(Roles, b.Role))
 	})
+	d.settle()
 	return d
+}
+
+// withMutation is why a lookup is commented out with its mutation.
+const withMutation = "the mutation it reconciles is commented out"
+
+// settle keeps the roles consistent: a lookup reconciles the mutation's
+// key, so it is commented out with the mutation, and back when a call
+// completed the mutation.
+func (d *Draft) settle() {
+	m, l := d.Proposal("mutation"), d.Proposal("lookup")
+	switch {
+	case m == nil || l == nil:
+	case !m.Enabled && l.Enabled:
+		l.Enabled, l.Disabled = false, withMutation
+	case m.Enabled && !l.Enabled && l.Disabled == withMutation:
+		l.Enabled, l.Disabled = true, ""
+	}
 }
 
 // best sorts candidates by score, then name.
