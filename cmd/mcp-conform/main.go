@@ -87,5 +87,6 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newHerdCmd())
 	root.AddCommand(newVersionCmd(), newSummaryCmd())
+	root.AddCommand(newInitCmd())
 	return root
 }
