@@ -47,15 +47,6 @@ var (
 	ErrUnexpectedStatus = errors.New("clients: unexpected HTTP status")
 )
 
-// Header names of Streamable HTTP.
-const (
-	HeaderProtocolVersion = "MCP-Protocol-Version"
-	HeaderSessionID       = "Mcp-Session-Id"
-	HeaderMethod          = "Mcp-Method"
-	HeaderName            = "Mcp-Name"
-	HeaderLastEventID     = "Last-Event-ID"
-)
-
 // HTTPOptions configures an HTTPWire. The zero value is usable.
 type HTTPOptions struct {
 	// Client sends every request. The default has no overall timeout (SSE
@@ -89,20 +80,9 @@ type HTTPOptions struct {
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
-	if o.ClientName == "" {
-		o.ClientName = DefaultClientName
-	}
-	if o.ClientVersion == "" {
-		o.ClientVersion = DefaultClientVersion
-	}
-	if o.ProbeTimeout <= 0 {
-		o.ProbeTimeout = DefaultProbeTimeout
-	}
+	fillDefaults(&o.ClientName, &o.ClientVersion, &o.ProbeTimeout, &o.MaxMessages)
 	if o.MaxEventSize <= 0 {
 		o.MaxEventSize = DefaultMaxEventSize
-	}
-	if o.MaxMessages <= 0 {
-		o.MaxMessages = DefaultMaxMessages
 	}
 	o.Header = o.Header.Clone()
 	return o
@@ -119,29 +99,26 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 //
 // Every response body is read by one goroutine, which ends at the end of the
 // body, when the client closes the stream, when the request's context ends,
-// or at Close. All methods are safe for concurrent use.
+// or at Close. All methods are safe for concurrent use (see Conn for the
+// rules).
 type HTTPWire struct {
+	core // the message log, the session, the ids; core.mu guards the rest
+
 	endpoint  string
 	opts      HTTPOptions
 	client    *http.Client
 	ownClient bool
 
-	nextID atomic.Int64
-	getN   atomic.Int64
-	postN  atomic.Int64
-	delN   atomic.Int64
-	rawN   atomic.Int64
+	getN  atomic.Int64
+	postN atomic.Int64
+	delN  atomic.Int64
+	rawN  atomic.Int64
 
 	// base is cancelled by Close; every request's context follows it.
 	base       context.Context
 	baseCancel context.CancelFunc
 	wg         sync.WaitGroup
 
-	mu        sync.Mutex
-	log       msgLog
-	signal    chan struct{} // closed and replaced on every change
-	closed    bool
-	session   Session
 	sessionID string
 }
 
@@ -149,7 +126,7 @@ type HTTPWire struct {
 // Close it to end every open stream.
 func NewHTTPWire(endpoint string, opts HTTPOptions) *HTTPWire {
 	opts = opts.withDefaults()
-	w := &HTTPWire{endpoint: endpoint, opts: opts, client: opts.Client, signal: make(chan struct{}), log: newMsgLog(opts.MaxMessages)}
+	w := &HTTPWire{core: newCore(opts.MaxMessages), endpoint: endpoint, opts: opts, client: opts.Client}
 	if w.client == nil {
 		w.client = defaultHTTPClient()
 		w.ownClient = true
@@ -182,25 +159,6 @@ func (w *HTTPWire) Endpoint() string { return w.endpoint }
 // Options returns the options in effect (defaults filled in).
 func (w *HTTPWire) Options() HTTPOptions { return w.opts }
 
-// NewID returns a fresh integer id: 1, 2, 3... never reused by this HTTPWire.
-func (w *HTTPWire) NewID() jsonrpc.ID { return jsonrpc.IntID(w.nextID.Add(1)) }
-
-// Session returns the negotiated session (zero before Negotiate).
-func (w *HTTPWire) Session() Session {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.session
-}
-
-// SetSession installs a session without negotiating (e.g. a cached era
-// determination). Requests built afterwards carry its version header, and
-// the modern headers and _meta when s.Era is EraModern.
-func (w *HTTPWire) SetSession(s Session) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.session = s
-}
-
 // SessionID returns the legacy Mcp-Session-Id sent on every request ("" if
 // none).
 func (w *HTTPWire) SessionID() string {
@@ -228,9 +186,8 @@ func (w *HTTPWire) state() (Session, string) {
 // with ErrClosed. It is idempotent.
 func (w *HTTPWire) Close() error {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		w.broadcastLocked()
+	if !w.ended {
+		w.endLocked(ErrClosed)
 	}
 	w.mu.Unlock()
 	w.baseCancel()
@@ -249,7 +206,7 @@ func (w *HTTPWire) begin(ctx context.Context) (rctx context.Context, cancel cont
 		return nil, nil, nil, err
 	}
 	w.mu.Lock()
-	if w.closed {
+	if w.ended {
 		w.mu.Unlock()
 		return nil, nil, nil, ErrClosed
 	}
@@ -268,101 +225,7 @@ func (w *HTTPWire) begin(ctx context.Context) (rctx context.Context, cancel cont
 	return rctx, cancel, done, nil
 }
 
-// ---- the message log ----
-
-func (w *HTTPWire) broadcastLocked() {
-	close(w.signal)
-	w.signal = make(chan struct{})
-}
-
-// recordLocked appends one inbound message to the log.
-func (w *HTTPWire) recordLocked(m Message) Message {
-	m = w.log.add(m)
-	w.broadcastLocked()
-	return m
-}
-
-// Messages returns a snapshot of every JSON-RPC message received on any
-// stream and still held (all of them unless more than MaxMessages
-// arrived), in arrival order.
-func (w *HTTPWire) Messages() []Message { return w.Since(0) }
-
-// Since returns a snapshot of the held messages with Seq >= seq.
-func (w *HTTPWire) Since(seq int) []Message {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.since(seq)
-}
-
-// Len returns the number of messages so far: the Seq the next one will get.
-func (w *HTTPWire) Len() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.count()
-}
-
-// Evicted returns how many of the oldest messages were dropped from the
-// log to keep it within MaxMessages.
-func (w *HTTPWire) Evicted() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.evicted
-}
-
-// WaitFor returns the first message with Seq >= fromSeq for which pred is
-// true, whether already received or arriving later, on any stream. pred runs
-// on the caller's goroutine, never under a lock. It fails with ctx's error,
-// or with ErrClosed once Close was called and no message matched.
-func (w *HTTPWire) WaitFor(ctx context.Context, fromSeq int, pred func(Message) bool) (Message, error) {
-	next := max(fromSeq, 0)
-	for {
-		w.mu.Lock()
-		batch, start := w.log.view(next)
-		next = start
-		sig, closed := w.signal, w.closed
-		w.mu.Unlock()
-		for _, m := range batch {
-			if pred(m) {
-				return m, nil
-			}
-		}
-		next += len(batch)
-		if closed {
-			return Message{}, ErrClosed
-		}
-		select {
-		case <-sig:
-		case <-ctx.Done():
-			return Message{}, ctx.Err()
-		}
-	}
-}
-
 // ---- building requests ----
-
-// requestParamsFor returns what goes into "params" for a request under s
-// (nil: omit), with the modern per-request _meta injected as Wire.Start does.
-func requestParamsFor(s Session, params map[string]any) any {
-	if s.Era != EraModern {
-		if params == nil {
-			return nil
-		}
-		return params
-	}
-	return withMeta(params, map[string]any{
-		MetaProtocolVersion:    s.Version,
-		MetaClientCapabilities: map[string]any{},
-	})
-}
-
-// marshalBody encodes one message as an HTTP body (no trailing newline).
-func marshalBody(v any) ([]byte, error) {
-	b, err := marshalLine(v)
-	if err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b, []byte("\n")), nil
-}
 
 // mcpNameParam is the params member Mcp-Name mirrors, per method
 // (2026-07-28 streamable-http.mdx "Standard Request Headers"; the tasks
@@ -491,13 +354,11 @@ func (w *HTTPWire) StartHeader(ctx context.Context, id jsonrpc.ID, method string
 }
 
 func (w *HTTPWire) startAs(ctx context.Context, s Session, sid string, id jsonrpc.ID, method string, params map[string]any, extra http.Header) (*HTTPCall, error) {
-	if id.IsZero() {
-		return nil, errors.New("clients: Start needs an id (use Notify for a notification)")
-	}
-	body, err := marshalBody(outMsg{JSONRPC: "2.0", ID: id.Raw(), Method: method, Params: requestParamsFor(s, params)})
+	body, err := encodeRequest(s, id, method, params)
 	if err != nil {
 		return nil, err
 	}
+	body = bytes.TrimSuffix(body, []byte("\n"))
 	return w.open(ctx, http.MethodPost, body, w.postHeader(s, sid, method, params, extra), id, id.String())
 }
 
@@ -507,11 +368,16 @@ func (w *HTTPWire) startAs(ctx context.Context, s Session, sid string, id jsonrp
 // stream stays open after the response until the server ends it (anything
 // sent afterwards is still recorded), at the latest when ctx ends.
 func (w *HTTPWire) Call(ctx context.Context, method string, params map[string]any) (Message, error) {
-	c, err := w.Start(ctx, w.NewID(), method, params)
+	return call(ctx, w, method, params)
+}
+
+// Send is Start for any Conn: the request's call as an InFlight.
+func (w *HTTPWire) Send(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (InFlight, error) {
+	c, err := w.Start(ctx, id, method, params)
 	if err != nil {
-		return Message{}, err
+		return nil, err
 	}
-	return c.Wait(ctx)
+	return c, nil
 }
 
 // OpenGET opens a GET stream on the endpoint: the standalone stream of the
@@ -540,13 +406,11 @@ func (w *HTTPWire) OpenGET(ctx context.Context, lastEventID string) (*HTTPCall, 
 // for a failed exchange (status 0 when no response arrived; the status with an
 // error when the body could not be read to its end).
 func (w *HTTPWire) Notify(ctx context.Context, method string, params any) (status int, err error) {
-	if m, ok := params.(map[string]any); ok && m == nil {
-		params = nil
-	}
-	body, err := marshalBody(outMsg{JSONRPC: "2.0", Method: method, Params: params})
+	body, err := encodeNotification(method, params)
 	if err != nil {
 		return 0, err
 	}
+	body = bytes.TrimSuffix(body, []byte("\n"))
 	s, sid := w.state()
 	var pm map[string]any
 	if m, ok := params.(map[string]any); ok {
@@ -683,11 +547,4 @@ func mediaType(ct string) string {
 		mt, _, _ = strings.Cut(ct, ";")
 	}
 	return strings.ToLower(strings.TrimSpace(mt))
-}
-
-// ProgressParams returns a copy of params with params._meta.progressToken set
-// to token, exactly as Wire.ProgressParams does.
-func (w *HTTPWire) ProgressParams(token any, params map[string]any) map[string]any {
-	var stdio *Wire // ProgressParams does not use its receiver
-	return stdio.ProgressParams(token, params)
 }

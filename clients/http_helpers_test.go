@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
 // httpReq is one request a scripted server received.
@@ -210,13 +212,13 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		s.rec.add(httpReq{HTTPMethod: r.Method, Header: r.Header.Clone()})
 		w.Header().Set("Allow", "POST")
-		writeJSON(w, http.StatusMethodNotAllowed, rpcError(nil, -32600, "Method Not Allowed", ""))
+		writeJSON(w, http.StatusMethodNotAllowed, rpcError(nil, jsonrpc.CodeInvalidRequest, "Method Not Allowed", ""))
 		return
 	}
 	req, err := readReq(r)
 	s.rec.add(req)
 	if err != nil {
-		writeJSON(w, 400, rpcError(nil, -32700, "Parse error", ""))
+		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
 		return
 	}
 	if s.rejectStatus != 0 {
@@ -236,15 +238,15 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		supported = `["2026-07-28"]`
 	}
 	if v != "2026-07-28" || (s.unsupportedFirst && first) {
-		writeJSON(w, 400, rpcError(req.ID, -32022, "Unsupported protocol version", `{"supported":`+supported+`,"requested":"`+v+`"}`))
+		writeJSON(w, 400, rpcError(req.ID, jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":`+supported+`,"requested":"`+v+`"}`))
 		return
 	}
 	if mv, _ := req.meta()[MetaProtocolVersion].(string); req.Method != "" && !req.isNotification() && mv != v {
-		writeJSON(w, 400, rpcError(req.ID, -32020, "Header mismatch: protocol version", ""))
+		writeJSON(w, 400, rpcError(req.ID, jsonrpc.CodeHeaderMismatch, "Header mismatch: protocol version", ""))
 		return
 	}
 	if r.Header.Get("Mcp-Method") != req.Method {
-		writeJSON(w, 400, rpcError(req.ID, -32020, "Header mismatch: Mcp-Method", ""))
+		writeJSON(w, 400, rpcError(req.ID, jsonrpc.CodeHeaderMismatch, "Header mismatch: Mcp-Method", ""))
 		return
 	}
 	if req.isNotification() {
@@ -260,12 +262,12 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "tools/call":
 		name, _ := req.Params["name"].(string)
 		if got := r.Header.Get("Mcp-Name"); got != EncodeHeaderValue(name) {
-			writeJSON(w, 400, rpcError(nil, -32020, "Header mismatch: Mcp-Name "+got, ""))
+			writeJSON(w, 400, rpcError(nil, jsonrpc.CodeHeaderMismatch, "Header mismatch: Mcp-Name "+got, ""))
 			return
 		}
 		s.tool(w, r, req, name)
 	default:
-		writeJSON(w, 404, rpcError(req.ID, -32601, "Method not found", ""))
+		writeJSON(w, 404, rpcError(req.ID, jsonrpc.CodeMethodNotFound, "Method not found", ""))
 	}
 }
 
@@ -309,7 +311,7 @@ func (s *modernServer) tool(w http.ResponseWriter, r *http.Request, req httpReq,
 		sw.raw("data: " + rpcResult(req.ID, `{"resultType":"complete","content":[]}`) + "\n\n")
 		sw.raw(": after\n\n")
 	default:
-		writeJSON(w, 200, rpcError(req.ID, -32602, "unknown tool", ""))
+		writeJSON(w, 200, rpcError(req.ID, jsonrpc.CodeInvalidParams, "unknown tool", ""))
 	}
 }
 
@@ -336,7 +338,7 @@ func newLegacyServer() *legacyServer {
 func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if o := r.Header.Get("Origin"); o != "" && o != "http://localhost" {
 		s.rec.add(httpReq{HTTPMethod: r.Method, Header: r.Header.Clone()})
-		writeJSON(w, 403, rpcError(nil, -32000, "Forbidden origin", ""))
+		writeJSON(w, 403, rpcError(nil, jsonrpc.CodeServerError, "Forbidden origin", ""))
 		return
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
@@ -358,7 +360,7 @@ func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		s.rec.add(httpReq{HTTPMethod: r.Method, Header: r.Header.Clone()})
 		if !known {
-			writeJSON(w, 404, rpcError(nil, -32001, "Session not found", ""))
+			writeJSON(w, 404, rpcError(nil, jsonrpc.CodeSessionNotFound, "Session not found", ""))
 			return
 		}
 		s.get(w, r)
@@ -367,7 +369,7 @@ func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, err := readReq(r)
 	s.rec.add(req)
 	if err != nil {
-		writeJSON(w, 400, rpcError(nil, -32700, "Parse error", ""))
+		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
 		return
 	}
 	if req.Method == "initialize" {
@@ -389,14 +391,14 @@ func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	case sid == "":
-		writeJSON(w, 400, rpcError(nil, -32000, "Bad Request: No valid session ID provided", ""))
+		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeServerError, "Bad Request: No valid session ID provided", ""))
 		return
 	case !known:
-		writeJSON(w, 404, rpcError(nil, -32001, "Session not found", ""))
+		writeJSON(w, 404, rpcError(nil, jsonrpc.CodeSessionNotFound, "Session not found", ""))
 		return
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "2025-11-25" && v != "2025-06-18" {
-		writeJSON(w, 400, rpcError(nil, -32000, "Bad Request: Unsupported protocol version", ""))
+		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeServerError, "Bad Request: Unsupported protocol version", ""))
 		return
 	}
 	if req.isNotification() {
@@ -425,7 +427,7 @@ func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "tools/call":
 		s.slow(w, r, req)
 	default:
-		writeJSON(w, 200, rpcError(req.ID, -32601, "Method not found", ""))
+		writeJSON(w, 200, rpcError(req.ID, jsonrpc.CodeMethodNotFound, "Method not found", ""))
 	}
 }
 

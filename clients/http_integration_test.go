@@ -12,10 +12,9 @@ import (
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
-// startHTTPFixture serves the reference HTTP server and returns an HTTPWire
-// for its /mcp endpoint; cleanup closes the wire, the handler, then the
-// server.
-func startHTTPFixture(t *testing.T) *HTTPWire {
+// serveFixtureHTTP serves the reference HTTP server and returns its /mcp
+// endpoint; cleanup closes the handler, then the server.
+func serveFixtureHTTP(t *testing.T) string {
 	t.Helper()
 	h, err := fixtures.NewHTTPHandler(fixtures.HTTPOptions{})
 	if err != nil {
@@ -26,7 +25,14 @@ func startHTTPFixture(t *testing.T) *HTTPWire {
 	if c, ok := h.(io.Closer); ok {
 		t.Cleanup(func() { _ = c.Close() })
 	}
-	w := NewHTTPWire(ts.URL+"/mcp", HTTPOptions{})
+	return ts.URL + "/mcp"
+}
+
+// startHTTPFixture returns an HTTPWire for a fresh reference HTTP server;
+// cleanup closes the wire, the handler, then the server.
+func startHTTPFixture(t *testing.T) *HTTPWire {
+	t.Helper()
+	w := NewHTTPWire(serveFixtureHTTP(t), HTTPOptions{})
 	t.Cleanup(func() { _ = w.Close() })
 	return w
 }

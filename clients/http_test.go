@@ -131,7 +131,7 @@ func TestHTTPModernHeadersAndMeta(t *testing.T) {
 
 	// A name that needs the Base64 sentinel; the server compares it.
 	m, err = w.Call(ctx, "tools/call", map[string]any{"name": "naïve", "arguments": map[string]any{}})
-	if err != nil || m.Env.Error == nil || m.Env.Error.Code != -32602 {
+	if err != nil || m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("naïve = %s, %v", m.Raw, err)
 	}
 
@@ -142,7 +142,7 @@ func TestHTTPModernHeadersAndMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err = c.Wait(ctx)
-	if err != nil || c.Status() != 400 || m.Env.Error == nil || m.Env.Error.Code != -32020 || m.Stream != `"x"` {
+	if err != nil || c.Status() != 400 || m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeHeaderMismatch || m.Stream != `"x"` {
 		t.Fatalf("mismatch = %d %s (stream %q), %v", c.Status(), m.Raw, m.Stream, err)
 	}
 	if c.RequestHeader().Get("Mcp-Name") != "other" || !bytes.Contains(c.Request(), []byte(`"id":"x"`)) {
@@ -151,7 +151,7 @@ func TestHTTPModernHeadersAndMeta(t *testing.T) {
 
 	// An unknown method: 404 with -32601.
 	m, err = w.Call(ctx, "nope/nope", nil)
-	if err != nil || m.Env.Error == nil || m.Env.Error.Code != -32601 {
+	if err != nil || m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeMethodNotFound {
 		t.Fatalf("nope = %s, %v", m.Raw, err)
 	}
 }
@@ -569,7 +569,7 @@ func TestHTTPLegacySessionErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := c.Wait(ctx)
-	if err != nil || c.Status() != 404 || m.Env.Error == nil || m.Env.Error.Code != -32001 {
+	if err != nil || c.Status() != 404 || m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeSessionNotFound {
 		t.Fatalf("unknown session = %d %s, %v", c.Status(), m.Raw, err)
 	}
 

@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"testing"
 	"time"
 
@@ -10,16 +11,16 @@ import (
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
-// startFixture serves the reference server over os.Pipe pairs and returns a
-// Wire connected to it; cleanup closes the Wire and waits for Serve.
-func startFixture(t *testing.T, opts WireOptions) *Wire {
+// serveFixtureStdio serves the reference server over os.Pipe pairs and
+// returns the client's end; cleanup closes it (the server reads EOF and
+// returns) and waits for Serve.
+func serveFixtureStdio(t *testing.T) io.ReadWriteCloser {
 	t.Helper()
 	conn, srvIn, srvOut := osPipePair(t)
 	served := make(chan error, 1)
 	go func() { served <- fixtures.Serve(context.Background(), srvIn, srvOut, fixtures.Options{}) }()
-	w := NewWire(conn, opts)
 	t.Cleanup(func() {
-		_ = w.Close() // the server reads EOF and returns
+		_ = conn.Close()
 		select {
 		case err := <-served:
 			if err != nil {
@@ -29,6 +30,15 @@ func startFixture(t *testing.T, opts WireOptions) *Wire {
 			t.Errorf("fixture did not stop")
 		}
 	})
+	return conn
+}
+
+// startFixture returns a Wire connected to a fresh reference server over
+// stdio; cleanup closes the Wire, then waits for the server.
+func startFixture(t *testing.T, opts WireOptions) *Wire {
+	t.Helper()
+	w := NewWire(serveFixtureStdio(t), opts)
+	t.Cleanup(func() { _ = w.Close() })
 	return w
 }
 

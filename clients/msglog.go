@@ -1,5 +1,10 @@
 package clients
 
+import (
+	"context"
+	"sync"
+)
+
 // DefaultMaxMessages bounds the inbound message log of a Wire or an
 // HTTPWire, and each HTTP stream's own event and message logs
 // (WireOptions.MaxMessages, HTTPOptions.MaxMessages).
@@ -68,4 +73,105 @@ func (l *msgLog) add(m Message) Message {
 	m.Seq = l.count()
 	l.boundedLog.add(m)
 	return m
+}
+
+// inbox is the one inbound message log of a wire client, with its waiters:
+// every JSON-RPC message the client received, on whatever stream, in
+// arrival order. Wire and HTTPWire embed it (through core), and so share
+// Messages, Since, Len, Evicted and WaitFor.
+//
+// mu guards the log and the end state, and also the embedding client's
+// own state (its pending requests, its streams' logs), so that a message
+// is recorded and handed to whoever waits for it in one step. The reader
+// goroutines record; callers only read.
+type inbox struct {
+	mu     sync.Mutex
+	log    msgLog
+	signal chan struct{} // closed and replaced on every change
+	ended  bool          // no message can arrive any more
+	endErr error         // what a wait gets once ended
+}
+
+func newInbox(maxMessages int) inbox {
+	return inbox{log: newMsgLog(maxMessages), signal: make(chan struct{})}
+}
+
+// broadcastLocked wakes every waiter (WaitFor, HTTPCall.WaitEvent).
+func (b *inbox) broadcastLocked() {
+	close(b.signal)
+	b.signal = make(chan struct{})
+}
+
+// recordLocked appends one inbound message (giving it its Seq) and wakes
+// the waiters.
+func (b *inbox) recordLocked(m Message) Message {
+	m = b.log.add(m)
+	b.broadcastLocked()
+	return m
+}
+
+// endLocked marks the end of the connection: waits that find no message
+// fail with err from now on.
+func (b *inbox) endLocked(err error) {
+	b.ended, b.endErr = true, err
+	b.broadcastLocked()
+}
+
+// Messages returns a snapshot of every inbound message still held (all of
+// them unless more than MaxMessages arrived), in arrival order.
+func (b *inbox) Messages() []Message { return b.Since(0) }
+
+// Since returns a snapshot of the held inbound messages with Seq >= seq.
+func (b *inbox) Since(seq int) []Message {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.log.since(seq)
+}
+
+// Len returns the number of inbound messages so far: the Seq the next one
+// will get, handy as the fromSeq of a later WaitFor.
+func (b *inbox) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.log.count()
+}
+
+// Evicted returns how many of the oldest inbound messages were dropped
+// from the log to keep it within MaxMessages.
+func (b *inbox) Evicted() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.log.evicted
+}
+
+// WaitFor returns the first message with Seq >= fromSeq for which pred is
+// true, whether it was already received or arrives later, on any stream
+// (messages evicted from the log are skipped). pred runs on the caller's
+// goroutine, never under a lock. It fails with ctx's error, or, once the
+// connection ended and no message matched, with why it ended: ErrClosed
+// after Close, an error wrapping ErrConnEnded when a Wire's reader ended.
+func (b *inbox) WaitFor(ctx context.Context, fromSeq int, pred func(Message) bool) (Message, error) {
+	next := max(fromSeq, 0)
+	for {
+		b.mu.Lock()
+		// Recorded elements are never modified, so the view stays valid.
+		batch, start := b.log.view(next)
+		next = start
+		sig, ended, endErr := b.signal, b.ended, b.endErr
+		b.mu.Unlock()
+		for _, m := range batch {
+			if pred(m) {
+				return m, nil
+			}
+		}
+		next += len(batch)
+		if ended {
+			return Message{}, endErr
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
 }

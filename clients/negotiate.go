@@ -7,41 +7,42 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
-// Era is a protocol era: how version, identity and capabilities travel.
-type Era string
+// Era is a protocol era: how version, identity and capabilities travel
+// (protocol.Era).
+type Era = protocol.Era
 
 // The two eras (2026-07-28 basic/versioning.mdx, "Terminology").
 const (
 	// EraLegacy versions establish a session with an initialize handshake
 	// (2025-11-25 and earlier).
-	EraLegacy Era = "legacy"
+	EraLegacy = protocol.EraLegacy
 	// EraModern versions carry version and capabilities in every request's
 	// _meta (2026-07-28 and later).
-	EraModern Era = "modern"
+	EraModern = protocol.EraModern
 )
 
-// KnownVersions lists the protocol versions the client speaks, newest first.
-var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
-
-// firstModern is the first modern revision; versions are dates, so a
-// version string comparing >= it is modern.
-const firstModern = "2026-07-28"
+// KnownVersions lists the protocol versions the client speaks, newest
+// first: protocol.Versions as strings.
+var KnownVersions = func() []string {
+	var out []string
+	for _, v := range protocol.Versions() {
+		out = append(out, string(v))
+	}
+	return out
+}()
 
 // IsKnownVersion reports whether v is in KnownVersions.
 func IsKnownVersion(v string) bool { return slices.Contains(KnownVersions, v) }
 
-// EraOf returns the era of protocol version v: modern for 2026-07-28 and
-// later, legacy otherwise.
-func EraOf(v string) Era {
-	if v >= firstModern {
-		return EraModern
-	}
-	return EraLegacy
-}
+// EraOf returns the era of protocol version v (protocol.Version.Era):
+// modern for 2026-07-28 and later, legacy otherwise.
+func EraOf(v string) Era { return protocol.Version(v).Era() }
 
 // ErrNegotiation is wrapped by every error Negotiate returns for a server
 // answer it cannot accept (as opposed to ctx or connection errors).
@@ -66,21 +67,129 @@ type Session struct {
 	SupportedVersions []string
 }
 
-// Session returns the negotiated session (zero before Negotiate).
-func (w *Wire) Session() Session {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.session
+// handshake is what the one negotiation needs of a wire: its two
+// exchanges, sent the way the wire's transport sends them, and what the
+// transport adds to the verdicts. The negotiation is run by Negotiate
+// only, on the caller's goroutine.
+type handshake interface {
+	// discover sends server/discover with params at version (a transport
+	// that also carries the version outside the body puts it there) with
+	// no session, and returns its answer. ctx carries the probe timeout;
+	// an error is classified by probeOutcome.
+	discover(ctx context.Context, version string, params map[string]any) (answer, error)
+	// rejectProbe judges an answer to the probe that is neither a
+	// DiscoverResult nor an UnsupportedProtocolVersionError: an error
+	// ends the negotiation, nil means a legacy server (or, forced, a
+	// failed probe).
+	rejectProbe(a answer, want string) error
+	// initialize sends the legacy initialize request with params and no
+	// session; its errors are returned as they are.
+	initialize(ctx context.Context, version string, params map[string]any) (answer, error)
+	// initialized ends the legacy handshake that established s: it sends
+	// notifications/initialized, with whatever the transport needs of s
+	// and of the initialize answer a.
+	initialized(ctx context.Context, s Session, a answer) error
+	// reset forgets the session (and what the transport keeps with it).
+	reset()
+	// SetSession installs the negotiated session.
+	SetSession(Session)
 }
 
-// SetSession installs a session without negotiating, e.g. to reuse a cached
-// era determination (2026-07-28 basic/versioning.mdx allows caching it for
-// the lifetime of the server process). Start injects _meta when s.Era is
-// EraModern.
-func (w *Wire) SetSession(s Session) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.session = s
+// answer is what came back for one handshake request.
+type answer struct {
+	msg      Message
+	hasMsg   bool   // a JSON-RPC answer arrived (always, unless HTTP)
+	status   int    // the HTTP status; 0 on a framed transport
+	ct       string // the HTTP Content-Type
+	sid      string // the Mcp-Session-Id the HTTP response set
+	timedOut bool   // no answer within the probe timeout
+}
+
+// describe summarises the answer for an error message.
+func (a answer) describe() string {
+	switch {
+	case !a.hasMsg:
+		return fmt.Sprintf("HTTP %d (Content-Type %q) without a JSON-RPC answer", a.status, a.ct)
+	case a.status == 0:
+		return describe(a.msg)
+	}
+	return fmt.Sprintf("HTTP %d, %s", a.status, describe(a.msg))
+}
+
+// probeOutcome classifies an error of the probe bounded by pctx, a child
+// of ctx: ctx's end is an error, the probe timeout (unless the client was
+// closed) means no answer.
+func probeOutcome(ctx, pctx context.Context, err error) (answer, error) {
+	switch {
+	case ctx.Err() != nil:
+		return answer{}, ctx.Err()
+	case pctx.Err() != nil && !errors.Is(err, ErrClosed):
+		return answer{timedOut: true}, nil
+	}
+	return answer{}, err
+}
+
+// negotiation is the one version negotiation of every wire client: the
+// "Backward Compatibility" rules that stdio (basic/transports/stdio.mdx)
+// and Streamable HTTP (basic/transports/streamable-http.mdx) share in
+// 2026-07-28, over the wire's own handshake steps.
+type negotiation struct {
+	h            handshake
+	clientInfo   map[string]any
+	probeTimeout time.Duration
+}
+
+func newNegotiation(h handshake, name, version string, probeTimeout time.Duration) negotiation {
+	return negotiation{h: h, clientInfo: map[string]any{"name": name, "version": version}, probeTimeout: probeTimeout}
+}
+
+// run negotiates (see Wire.Negotiate and HTTPWire.Negotiate) and installs
+// the session; on error the session is left empty.
+func (n negotiation) run(ctx context.Context, force string) (Session, error) {
+	if force != "" && !IsKnownVersion(force) {
+		return Session{}, fmt.Errorf("%w: forced version %q is not one of %v", ErrNegotiation, force, KnownVersions)
+	}
+	n.h.reset() // nothing injected into the handshake itself
+	var (
+		s   Session
+		err error
+	)
+	if force != "" && EraOf(force) == EraLegacy {
+		s, err = n.initialize(ctx, force, true)
+	} else {
+		s, err = n.probe(ctx, force)
+	}
+	if err != nil {
+		n.h.reset()
+		return Session{}, err
+	}
+	n.h.SetSession(s)
+	return s, nil
+}
+
+func newestKnown(versions []string, era Era) string {
+	for _, v := range KnownVersions {
+		if (era == "" || EraOf(v) == era) && slices.Contains(versions, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// discover sends server/discover at version, bounded by the probe timeout.
+func (n negotiation) discover(ctx context.Context, version string) (answer, error) {
+	pctx, cancel := context.WithTimeout(ctx, n.probeTimeout)
+	defer cancel()
+	params := map[string]any{"_meta": map[string]any{
+		MetaProtocolVersion:    version,
+		MetaClientCapabilities: map[string]any{},
+		MetaClientInfo:         n.clientInfo,
+	}}
+	a, err := n.h.discover(pctx, version, params)
+	if err != nil {
+		return probeOutcome(ctx, pctx, err)
+	}
+	return a, nil
 }
 
 type discoverResult struct {
@@ -100,92 +209,6 @@ type initializeResult struct {
 	Capabilities    json.RawMessage `json:"capabilities"`
 	ServerInfo      json.RawMessage `json:"serverInfo"`
 	Instructions    string          `json:"instructions"`
-}
-
-// unsupportedVersionCode is UnsupportedProtocolVersionError's code.
-const unsupportedVersionCode = -32022
-
-// Negotiate determines the protocol version and era following the stdio
-// rules of 2026-07-28 (basic/transports/stdio.mdx, "Backward
-// Compatibility"), and installs the resulting Session.
-//
-// force is "" (the newest version the server accepts) or one of
-// KnownVersions. Unless force is a legacy version, the client probes with
-// server/discover at the newest modern version (or the forced one), bounded
-// by WireOptions.ProbeTimeout and ctx:
-//   - a DiscoverResult: the newest version common to supportedVersions and
-//     KnownVersions is chosen; modern → done; only legacy versions in common
-//     → initialize with the newest of them; none → error.
-//   - an UnsupportedProtocolVersionError (-32022): the newest known modern
-//     version in data.supported is chosen and server/discover is re-sent
-//     with it (its DiscoverResult fills the Session); none → error, never an
-//     initialize fallback.
-//   - any other error, a result that is not a DiscoverResult, or no answer
-//     within the probe timeout: a legacy server; initialize with the newest
-//     legacy version, then notifications/initialized. The server's answered
-//     version is accepted if it is a known legacy version.
-//
-// force = a modern version: the probe must succeed with that version, there
-// is no initialize fallback. force = a legacy version: no probe; initialize
-// with that version, and the server must answer the same version.
-//
-// The legacy initialize is bounded only by ctx. On error the Session is left
-// zero (nothing is injected into later requests).
-func (w *Wire) Negotiate(ctx context.Context, force string) (Session, error) {
-	if force != "" && !IsKnownVersion(force) {
-		return Session{}, fmt.Errorf("%w: forced version %q is not one of %v", ErrNegotiation, force, KnownVersions)
-	}
-	w.SetSession(Session{}) // nothing injected into the handshake itself
-	var (
-		s   Session
-		err error
-	)
-	if force != "" && EraOf(force) == EraLegacy {
-		s, err = w.initialize(ctx, force, true)
-	} else {
-		s, err = w.probe(ctx, force)
-	}
-	if err != nil {
-		return Session{}, err
-	}
-	w.SetSession(s)
-	return s, nil
-}
-
-func newestKnown(versions []string, era Era) string {
-	for _, v := range KnownVersions {
-		if (era == "" || EraOf(v) == era) && slices.Contains(versions, v) {
-			return v
-		}
-	}
-	return ""
-}
-
-func (w *Wire) clientInfo() map[string]any {
-	return map[string]any{"name": w.opts.ClientName, "version": w.opts.ClientVersion}
-}
-
-// discover sends server/discover at version and waits at most the probe
-// timeout. timedOut reports that no answer came in time (ctx still live).
-func (w *Wire) discover(ctx context.Context, version string) (m Message, timedOut bool, err error) {
-	pctx, cancel := context.WithTimeout(ctx, w.opts.ProbeTimeout)
-	defer cancel()
-	params := map[string]any{"_meta": map[string]any{
-		MetaProtocolVersion:    version,
-		MetaClientCapabilities: map[string]any{},
-		MetaClientInfo:         w.clientInfo(),
-	}}
-	p, err := w.Start(pctx, w.NewID(), "server/discover", params)
-	if err == nil {
-		m, err = p.Wait(pctx)
-	}
-	if err != nil && ctx.Err() == nil && pctx.Err() != nil {
-		return Message{}, true, nil
-	}
-	if err != nil && ctx.Err() != nil {
-		return Message{}, false, ctx.Err()
-	}
-	return m, false, err
 }
 
 // asDiscoverResult decodes a response as a DiscoverResult; ok is false for an
@@ -213,49 +236,61 @@ func modernSession(version string, dr discoverResult) Session {
 	}
 }
 
-func (w *Wire) probe(ctx context.Context, force string) (Session, error) {
+func (n negotiation) probe(ctx context.Context, force string) (Session, error) {
 	want := force
 	if want == "" {
 		want = newestKnown(KnownVersions, EraModern)
 	}
-	m, timedOut, err := w.discover(ctx, want)
+	a, err := n.discover(ctx, want)
 	if err != nil {
 		return Session{}, fmt.Errorf("clients: server/discover probe: %w", err)
 	}
-	if timedOut {
+	legacy := newestKnown(KnownVersions, EraLegacy)
+	if a.timedOut {
 		if force != "" {
-			return Session{}, fmt.Errorf("%w: no answer to server/discover within %v (forced %s, no initialize fallback)", ErrNegotiation, w.opts.ProbeTimeout, force)
+			return Session{}, fmt.Errorf("%w: no answer to server/discover within %v (forced %s, no initialize fallback)", ErrNegotiation, n.probeTimeout, force)
 		}
-		return w.initialize(ctx, newestKnown(KnownVersions, EraLegacy), false)
+		return n.initialize(ctx, legacy, false)
 	}
-	if dr, ok := asDiscoverResult(m); ok {
-		versions := *dr.SupportedVersions
-		if force != "" {
-			if !slices.Contains(versions, force) {
-				return Session{}, fmt.Errorf("%w: server supports %v, not the forced %s", ErrNegotiation, versions, force)
-			}
-			return modernSession(force, dr), nil
+	if a.hasMsg {
+		if dr, ok := asDiscoverResult(a.msg); ok {
+			return n.choose(ctx, force, dr)
 		}
-		switch v := newestKnown(versions, ""); {
-		case v == "":
-			return Session{}, fmt.Errorf("%w: server supports %v, none of which mcp-conform knows (%v)", ErrNegotiation, versions, KnownVersions)
-		case EraOf(v) == EraModern:
-			return modernSession(v, dr), nil
-		default:
-			return w.initialize(ctx, v, false)
+		if e := a.msg.Env.Error; e != nil && e.Code == jsonrpc.CodeUnsupportedProtocolVersion {
+			return n.retryModern(ctx, force, a.msg)
 		}
 	}
-	if m.Env.Error != nil && m.Env.Error.Code == unsupportedVersionCode {
-		return w.retryModern(ctx, force, m)
+	if err := n.h.rejectProbe(a, want); err != nil {
+		return Session{}, err
 	}
 	if force != "" {
-		return Session{}, fmt.Errorf("%w: server/discover at forced %s was not answered with a DiscoverResult: %s", ErrNegotiation, force, describe(m))
+		return Session{}, fmt.Errorf("%w: server/discover at forced %s was not answered with a DiscoverResult: %s", ErrNegotiation, force, a.describe())
 	}
-	return w.initialize(ctx, newestKnown(KnownVersions, EraLegacy), false)
+	return n.initialize(ctx, legacy, false)
+}
+
+// choose picks the version of a DiscoverResult: the forced one, or the
+// newest in common; a legacy one goes on with initialize.
+func (n negotiation) choose(ctx context.Context, force string, dr discoverResult) (Session, error) {
+	versions := *dr.SupportedVersions
+	if force != "" {
+		if !slices.Contains(versions, force) {
+			return Session{}, fmt.Errorf("%w: server supports %v, not the forced %s", ErrNegotiation, versions, force)
+		}
+		return modernSession(force, dr), nil
+	}
+	switch v := newestKnown(versions, ""); {
+	case v == "":
+		return Session{}, fmt.Errorf("%w: server supports %v, none of which mcp-conform knows (%v)", ErrNegotiation, versions, KnownVersions)
+	case EraOf(v) == EraModern:
+		return modernSession(v, dr), nil
+	default:
+		return n.initialize(ctx, v, false)
+	}
 }
 
 // retryModern handles an UnsupportedProtocolVersionError to the probe.
-func (w *Wire) retryModern(ctx context.Context, force string, m Message) (Session, error) {
+func (n negotiation) retryModern(ctx context.Context, force string, m Message) (Session, error) {
 	var data struct {
 		Supported []string `json:"supported"`
 	}
@@ -270,34 +305,34 @@ func (w *Wire) retryModern(ctx context.Context, force string, m Message) (Sessio
 	if v == "" {
 		return Session{}, fmt.Errorf("%w: server is modern but supports %v, no modern version mcp-conform accepts (%v, forced %q)", ErrNegotiation, data.Supported, KnownVersions, force)
 	}
-	m2, timedOut, err := w.discover(ctx, v)
+	a, err := n.discover(ctx, v)
 	if err != nil {
 		return Session{}, fmt.Errorf("clients: server/discover retry at %s: %w", v, err)
 	}
-	if timedOut {
-		return Session{}, fmt.Errorf("%w: no answer to server/discover retried at %s (listed as supported) within %v", ErrNegotiation, v, w.opts.ProbeTimeout)
+	if a.timedOut {
+		return Session{}, fmt.Errorf("%w: no answer to server/discover retried at %s (listed as supported) within %v", ErrNegotiation, v, n.probeTimeout)
 	}
-	dr, ok := asDiscoverResult(m2)
-	if !ok {
-		return Session{}, fmt.Errorf("%w: server listed %s as supported but rejected server/discover at it: %s", ErrNegotiation, v, describe(m2))
+	dr, ok := asDiscoverResult(a.msg)
+	if !a.hasMsg || !ok {
+		return Session{}, fmt.Errorf("%w: server listed %s as supported but rejected server/discover at it: %s", ErrNegotiation, v, a.describe())
 	}
 	return modernSession(v, dr), nil
 }
 
 // initialize runs the legacy handshake at version. strict: the server must
 // answer that same version.
-func (w *Wire) initialize(ctx context.Context, version string, strict bool) (Session, error) {
-	m, err := w.Call(ctx, "initialize", map[string]any{
+func (n negotiation) initialize(ctx context.Context, version string, strict bool) (Session, error) {
+	a, err := n.h.initialize(ctx, version, map[string]any{
 		"protocolVersion": version,
 		"capabilities":    map[string]any{},
-		"clientInfo":      w.clientInfo(),
+		"clientInfo":      n.clientInfo,
 	})
 	if err != nil {
-		return Session{}, fmt.Errorf("clients: initialize: %w", err)
+		return Session{}, err
 	}
 	var ir initializeResult
-	if m.Env.Kind != jsonrpc.Response || json.Unmarshal(m.Env.Result, &ir) != nil {
-		return Session{}, fmt.Errorf("%w: initialize at %s failed: %s", ErrNegotiation, version, describe(m))
+	if a.msg.Env.Kind != jsonrpc.Response || json.Unmarshal(a.msg.Env.Result, &ir) != nil {
+		return Session{}, fmt.Errorf("%w: initialize at %s failed: %s", ErrNegotiation, version, a.describe())
 	}
 	switch {
 	case strict && ir.ProtocolVersion != version:
@@ -305,16 +340,17 @@ func (w *Wire) initialize(ctx context.Context, version string, strict bool) (Ses
 	case !IsKnownVersion(ir.ProtocolVersion) || EraOf(ir.ProtocolVersion) != EraLegacy:
 		return Session{}, fmt.Errorf("%w: the server chose protocol version %q in initialize, which is not a legacy version mcp-conform knows (%v)", ErrNegotiation, ir.ProtocolVersion, KnownVersions)
 	}
-	if err := w.Notify(ctx, "notifications/initialized", nil); err != nil {
-		return Session{}, fmt.Errorf("clients: notifications/initialized: %w", err)
-	}
-	return Session{
+	s := Session{
 		Version:      ir.ProtocolVersion,
 		Era:          EraLegacy,
 		ServerInfo:   ir.ServerInfo,
 		Capabilities: ir.Capabilities,
 		Instructions: ir.Instructions,
-	}, nil
+	}
+	if err := n.h.initialized(ctx, s, a); err != nil {
+		return Session{}, err
+	}
+	return s, nil
 }
 
 // describe summarises a reply for an error message.

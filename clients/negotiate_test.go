@@ -111,7 +111,7 @@ func TestNegotiate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := p.replyErr(r, -32022, "Unsupported protocol version", `{"supported":["2026-07-28","2025-11-25"],"requested":"2026-07-28"}`); err != nil {
+				if err := p.replyErr(r, jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":["2026-07-28","2025-11-25"],"requested":"2026-07-28"}`); err != nil {
 					return err
 				}
 				r2, err := expectDiscover(p, "2026-07-28")
@@ -132,7 +132,7 @@ func TestNegotiate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := p.replyErr(r, -32022, "Unsupported protocol version", `{"supported":["2099-01-01","2025-11-25"],"requested":"2026-07-28"}`); err != nil {
+				if err := p.replyErr(r, jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":["2099-01-01","2025-11-25"],"requested":"2026-07-28"}`); err != nil {
 					return err
 				}
 				return expectEOF(p)
@@ -146,7 +146,7 @@ func TestNegotiate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := p.replyErr(r, -32601, "Method not found", ""); err != nil {
+				if err := p.replyErr(r, jsonrpc.CodeMethodNotFound, "Method not found", ""); err != nil {
 					return err
 				}
 				return expectInitialize(p, "2025-11-25", "2025-11-25", true)
@@ -179,7 +179,7 @@ func TestNegotiate(t *testing.T) {
 					return err
 				}
 				// A late answer to the probe is only recorded.
-				return p.replyErr(r, -32601, "late", "")
+				return p.replyErr(r, jsonrpc.CodeMethodNotFound, "late", "")
 			},
 			wantV: "2025-11-25", wantEra: EraLegacy, checkPing: true,
 		},
@@ -218,7 +218,7 @@ func TestNegotiate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := p.replyErr(r, -32602, "Invalid params", ""); err != nil {
+				if err := p.replyErr(r, jsonrpc.CodeInvalidParams, "Invalid params", ""); err != nil {
 					return err
 				}
 				if err := expectInitialize(p, "2025-11-25", "2024-11-05", false); err != nil {
@@ -235,14 +235,14 @@ func TestNegotiate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := p.replyErr(r, -32601, "Method not found", ""); err != nil {
+				if err := p.replyErr(r, jsonrpc.CodeMethodNotFound, "Method not found", ""); err != nil {
 					return err
 				}
 				r, err = p.expect("initialize")
 				if err != nil {
 					return err
 				}
-				return p.replyErr(r, -32603, "boom", "")
+				return p.replyErr(r, jsonrpc.CodeInternalError, "boom", "")
 			},
 			wantErr: "boom",
 		},
@@ -273,7 +273,7 @@ func TestNegotiate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := p.replyErr(r, -32601, "Method not found", ""); err != nil {
+				if err := p.replyErr(r, jsonrpc.CodeMethodNotFound, "Method not found", ""); err != nil {
 					return err
 				}
 				return expectEOF(p)
@@ -381,7 +381,7 @@ func TestNegotiateSilenceTiming(t *testing.T) {
 		if err := expectInitialize(p, "2025-11-25", "2025-11-25", true); err != nil {
 			return err
 		}
-		return p.replyErr(r, -32601, "late", "")
+		return p.replyErr(r, jsonrpc.CodeMethodNotFound, "late", "")
 	})
 	start := time.Now()
 	s, err := w.Negotiate(ctx, "")

@@ -1,13 +1,3 @@
-// Package clients holds the MCP clients the conformance suites drive.
-//
-// The wire client (Wire) sees everything on a newline-delimited JSON-RPC
-// connection (stdio framing): every inbound line is recorded, in arrival
-// order and byte for byte, whether or not it is valid JSON and whether or not
-// anyone waits for it. Outbound, a check chooses exactly what is sent: raw
-// bytes (SendRaw), requests with explicit ids (Start), or the convenience
-// path (Call). Negotiate picks the protocol era the server speaks; in the
-// modern era every request built by Start carries the per-request _meta
-// fields the 2026-07-28 specification requires.
 package clients
 
 import (
@@ -20,7 +10,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
@@ -94,28 +83,25 @@ func (o WireOptions) withDefaults() WireOptions {
 	if o.MaxLine <= 0 {
 		o.MaxLine = DefaultMaxLine
 	}
-	if o.ClientName == "" {
-		o.ClientName = DefaultClientName
-	}
-	if o.ClientVersion == "" {
-		o.ClientVersion = DefaultClientVersion
-	}
-	if o.ProbeTimeout <= 0 {
-		o.ProbeTimeout = DefaultProbeTimeout
-	}
-	if o.MaxMessages <= 0 {
-		o.MaxMessages = DefaultMaxMessages
-	}
+	fillDefaults(&o.ClientName, &o.ClientVersion, &o.ProbeTimeout, &o.MaxMessages)
 	return o
 }
 
-// Wire is a wire-level MCP client over one line-framed connection. All
-// methods are safe for concurrent use.
+// Wire is a wire-level MCP client over one connection that carries one
+// JSON-RPC message per frame: a line on stdio (NewWire), a frame on
+// WebSocket (DialWebSocket). It sees everything: every inbound frame is
+// recorded, in arrival order and byte for byte, whether or not it is valid
+// JSON and whether or not anyone waits for it. Outbound, a check chooses
+// exactly what is sent: raw bytes (SendRaw), requests with explicit ids
+// (Start), or the convenience path (Call).
+//
+// One goroutine reads the connection; writes are serialised. All methods
+// are safe for concurrent use (see Conn for the rules).
 type Wire struct {
+	core // the message log, the session, the ids; core.mu guards the rest
+
 	conn io.ReadWriteCloser
 	opts WireOptions
-
-	nextID atomic.Int64
 
 	// wsem serialises writes (a semaphore so that acquiring it honours ctx);
 	// wbroken, guarded by wsem, is set after a partial write corrupted the
@@ -124,14 +110,9 @@ type Wire struct {
 	wbroken error
 	writers sync.WaitGroup
 
-	mu          sync.Mutex
-	log         msgLog
-	signal      chan struct{} // closed and replaced on every change
 	pending     map[jsonrpc.ID][]*Pending
-	ended       bool  // the reader finished
-	err         error // why it finished
+	err         error // why the reader finished
 	closeCalled bool
-	session     Session
 
 	readerDone chan struct{}
 	closing    chan struct{}
@@ -156,12 +137,11 @@ func NewWire(conn io.ReadWriteCloser, opts WireOptions) *Wire {
 func newWire(conn io.ReadWriteCloser, opts WireOptions, readFrame func(max int) ([]byte, bool, error)) *Wire {
 	opts = opts.withDefaults()
 	w := &Wire{
+		core:       newCore(opts.MaxMessages),
 		readFrame:  readFrame,
 		conn:       conn,
 		opts:       opts,
-		log:        newMsgLog(opts.MaxMessages),
 		wsem:       make(chan struct{}, 1),
-		signal:     make(chan struct{}),
 		pending:    make(map[jsonrpc.ID][]*Pending),
 		readerDone: make(chan struct{}),
 		closing:    make(chan struct{}),
@@ -220,7 +200,7 @@ func (w *Wire) record(raw []byte, partial bool) {
 	env := jsonrpc.Parse(raw)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	m := w.log.add(Message{At: at, Raw: raw, Env: env, Partial: partial})
+	m := w.recordLocked(Message{At: at, Raw: raw, Env: env, Partial: partial})
 	if env.Kind.IsReply() && !env.ID.IsZero() {
 		if q := w.pending[env.ID]; len(q) > 0 {
 			p := q[0]
@@ -233,25 +213,31 @@ func (w *Wire) record(raw []byte, partial bool) {
 			close(p.done)
 		}
 	}
-	w.broadcastLocked()
-}
-
-func (w *Wire) broadcastLocked() {
-	close(w.signal)
-	w.signal = make(chan struct{})
 }
 
 func (w *Wire) finish(err error) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
 	if w.closeCalled && (err == nil || !errors.Is(err, ErrLineTooLong)) {
 		err = ErrClosed
 	}
-	w.ended = true
 	w.err = err
-	endErr := w.endErrLocked()
+	// What a wait gets from now on.
+	var endErr error
+	switch {
+	case errors.Is(err, ErrClosed):
+		endErr = ErrClosed
+	case err == nil:
+		endErr = fmt.Errorf("%w (EOF)", ErrConnEnded)
+	default:
+		endErr = fmt.Errorf("%w: %w", ErrConnEnded, err)
+	}
+	// Closed is closed before any waiter wakes, so a wait that returned
+	// because the reader ended always finds Closed closed.
+	close(w.readerDone)
 	for id, q := range w.pending {
 		for _, p := range q {
 			p.err = endErr
@@ -259,23 +245,7 @@ func (w *Wire) finish(err error) {
 		}
 		delete(w.pending, id)
 	}
-	// Closed is closed before any waiter wakes, so a wait that returned
-	// because the reader ended always finds Closed closed.
-	close(w.readerDone)
-	w.broadcastLocked()
-	w.mu.Unlock()
-}
-
-// endErrLocked is the error a wait gets once the reader has ended.
-func (w *Wire) endErrLocked() error {
-	switch {
-	case errors.Is(w.err, ErrClosed):
-		return ErrClosed
-	case w.err == nil:
-		return fmt.Errorf("%w (EOF)", ErrConnEnded)
-	default:
-		return fmt.Errorf("%w: %w", ErrConnEnded, w.err)
-	}
+	w.endLocked(endErr)
 }
 
 // Closed is closed when the reader ended (EOF, read error, oversize line, or
@@ -306,69 +276,6 @@ func (w *Wire) Close() error {
 	<-w.readerDone
 	w.writers.Wait()
 	return w.closeErr
-}
-
-// Messages returns a snapshot of every inbound message still held (all of
-// them unless more than MaxMessages arrived), in arrival order.
-func (w *Wire) Messages() []Message { return w.Since(0) }
-
-// Since returns a snapshot of the held inbound messages with Seq >= seq.
-func (w *Wire) Since(seq int) []Message {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.since(seq)
-}
-
-// Len returns the number of inbound messages so far: the Seq the next one
-// will get, handy as the fromSeq of a later WaitFor.
-func (w *Wire) Len() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.count()
-}
-
-// Evicted returns how many of the oldest inbound messages were dropped
-// from the log to keep it within MaxMessages.
-func (w *Wire) Evicted() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.evicted
-}
-
-// WaitFor returns the first message with Seq >= fromSeq for which pred is
-// true, whether it was already received or arrives later (messages
-// evicted from the log are skipped). pred runs on the caller's goroutine,
-// never under a lock. It fails with ctx's error, or with an
-// ErrConnEnded/ErrClosed error once the reader ended and no message
-// matched.
-func (w *Wire) WaitFor(ctx context.Context, fromSeq int, pred func(Message) bool) (Message, error) {
-	next := max(fromSeq, 0)
-	for {
-		w.mu.Lock()
-		// Recorded elements are never modified, so the view stays valid.
-		batch, start := w.log.view(next)
-		next = start
-		sig, ended := w.signal, w.ended
-		var endErr error
-		if ended {
-			endErr = w.endErrLocked()
-		}
-		w.mu.Unlock()
-		for _, m := range batch {
-			if pred(m) {
-				return m, nil
-			}
-		}
-		next += len(batch)
-		if ended {
-			return Message{}, endErr
-		}
-		select {
-		case <-sig:
-		case <-ctx.Done():
-			return Message{}, ctx.Err()
-		}
-	}
 }
 
 type writeDeadliner interface {
@@ -467,33 +374,10 @@ func (w *Wire) writeWithDeadline(ctx context.Context, dl writeDeadliner, buf []b
 	return err
 }
 
-// outMsg is an outbound request or notification.
-type outMsg struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method"`
-	Params  any             `json:"params,omitempty"`
-}
-
-// marshalLine encodes v as one line, without HTML escaping (bytes on the wire
-// stay what the caller wrote), ending in "\n".
-func marshalLine(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("clients: encode message: %w", err)
-	}
-	return b.Bytes(), nil
-}
-
 // Notify sends a JSON-RPC notification. params is marshalled as given
 // (omitted when nil); nothing is injected in either era.
 func (w *Wire) Notify(ctx context.Context, method string, params any) error {
-	if m, ok := params.(map[string]any); ok && m == nil {
-		params = nil
-	}
-	line, err := marshalLine(outMsg{JSONRPC: "2.0", Method: method, Params: params})
+	line, err := encodeNotification(method, params)
 	if err != nil {
 		return err
 	}
@@ -507,7 +391,7 @@ func (w *Wire) Reply(ctx context.Context, id jsonrpc.ID, result any) error {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Result  any             `json:"result"`
-	}{"2.0", id.Raw(), result})
+	}{jsonrpc.Version, id.Raw(), result})
 	if err != nil {
 		return err
 	}
@@ -530,12 +414,9 @@ func (w *Wire) ReplyError(ctx context.Context, id jsonrpc.ID, code int, message 
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   errObj          `json:"error"`
-	}{"2.0", raw, errObj{code, message, data}})
+	}{jsonrpc.Version, raw, errObj{code, message, data}})
 	if err != nil {
 		return err
 	}
 	return w.SendRaw(ctx, line)
 }
-
-// NewID returns a fresh integer id: 1, 2, 3... never reused by this Wire.
-func (w *Wire) NewID() jsonrpc.ID { return jsonrpc.IntID(w.nextID.Add(1)) }

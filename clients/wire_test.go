@@ -218,7 +218,7 @@ func TestUnsolicitedAndDuplicateResponses(t *testing.T) {
 		if err := p.reply(r, `{"n":1}`); err != nil {
 			return err
 		}
-		return p.replyErr(r, -32603, "again", "")
+		return p.replyErr(r, jsonrpc.CodeInternalError, "again", "")
 	})
 	pend, err := w.Start(ctx, jsonrpc.IntID(7), "tools/list", nil)
 	if err != nil {
@@ -438,7 +438,7 @@ func TestReplies(t *testing.T) {
 	if err := w.Reply(ctx, jsonrpc.StringID("s1"), map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.ReplyError(ctx, "", -32600, "Invalid Request", nil); err != nil {
+	if err := w.ReplyError(ctx, "", jsonrpc.CodeInvalidRequest, "Invalid Request", nil); err != nil {
 		t.Fatal(err)
 	}
 	wait()

@@ -164,3 +164,6 @@ func Parse(raw []byte) Envelope {
 
 // IsReply reports whether the kind is a response or an error response.
 func (k Kind) IsReply() bool { return k == Response || k == ErrorReply }
+
+// Version is the value of every message's "jsonrpc" member.
+const Version = "2.0"

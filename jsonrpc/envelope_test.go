@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 
 func TestErrorObject(t *testing.T) {
 	env := Parse([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"nope"}}`))
-	if env.Error == nil || env.Error.Code != -32601 || env.Error.Message != "nope" || !env.Kind.IsReply() {
+	if env.Error == nil || env.Error.Code != CodeMethodNotFound || env.Error.Message != "nope" || !env.Kind.IsReply() {
 		t.Fatalf("%+v", env)
 	}
 }
