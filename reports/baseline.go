@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // BaselineEntry is one expected failure of a baseline file: a check id with
@@ -85,7 +87,7 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 			return nil, fmt.Errorf("entry %d: no id", i+1)
 		case strings.TrimSpace(e.Reason) == "":
 			return nil, fmt.Errorf("entry %d (%s): no reason: say why the failure is expected", i+1, e.ID)
-		case e.Transport != "" && e.Transport != "stdio" && e.Transport != "http" && e.Transport != "websocket":
+		case e.Transport != "" && !protocol.Transport(e.Transport).Known():
 			return nil, fmt.Errorf("entry %d (%s): transport %q: stdio, http or websocket", i+1, e.ID, e.Transport)
 		}
 		k := e

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -133,12 +135,14 @@ func sortChecks(cs []reports.Check, names []string) {
 	})
 }
 
-// transportOrder sorts stdio before the others.
+// transportOrder sorts transports as protocol.Transports does (stdio,
+// http, websocket), unknown ones last by name — the order of a whole run's
+// targets.
 func transportOrder(t string) string {
-	if t == "stdio" {
-		return "0"
+	if i := slices.Index(protocol.Transports(), protocol.Transport(t)); i >= 0 {
+		return strconv.Itoa(i)
 	}
-	return "1" + t
+	return "9" + t
 }
 
 // combineTargets joins the targets of parts: names (" + ") and transports

@@ -13,7 +13,7 @@ import (
 )
 
 // probe asks each target, for every known version at once, whether it
-// accepts that version (suites.AcceptsVersion) and plans a part per
+// accepts that version (suites.AcceptsVersions) and plans a part per
 // accepted version. A version whose probe failed for another reason than a
 // refusal (the server did not start, crashed, hung) is planned too, so its
 // checks report the failure with the evidence, as they would without the
@@ -22,19 +22,11 @@ import (
 // probe (its refusals are not reported: a broken server's answers are no
 // evidence). A target that refused every version is not planned.
 func probe(ctx context.Context, cfg *suites.Config) ([]part, []reports.TargetVersion) {
-	type outcome struct{ err error }
 	vs := clients.KnownVersions
-	out := make([][]outcome, len(cfg.Targets))
+	out := make([][]error, len(cfg.Targets))
 	var wg sync.WaitGroup
 	for i, t := range cfg.Targets {
-		out[i] = make([]outcome, len(vs))
-		for j, v := range vs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out[i][j].err = suites.AcceptsVersion(ctx, cfg, t, v)
-			}()
-		}
+		wg.Go(func() { out[i] = suites.AcceptsVersions(ctx, cfg, t, vs) })
 	}
 	wg.Wait()
 	var (
@@ -47,7 +39,7 @@ func probe(ctx context.Context, cfg *suites.Config) ([]part, []reports.TargetVer
 			answers         []reports.TargetVersion
 		)
 		for j, v := range vs {
-			switch err := out[i][j].err; {
+			switch err := out[i][j]; {
 			case err == nil:
 				planned = append(planned, part{base: i, spec: v})
 				answers = append(answers, reports.TargetVersion{Transport: t.Transport, ProtocolVersion: v, Status: reports.Accepted})

@@ -3,7 +3,7 @@
 // A run is planned as targets × versions: each target the command line
 // names (the built-in reference is one per transport) once per protocol
 // version it is checked in. With no --spec every version the server
-// accepts is planned, probed with the real negotiation (suites.AcceptsVersion:
+// accepts is planned, probed with the real negotiation (suites.AcceptsVersions:
 // server/discover for 2026-07-28, initialize for the 2025 versions); a
 // refused version is reported as refused, not run. --spec V forces one
 // version; a run of a built-in mutant checks the newest accepted version.
@@ -155,22 +155,25 @@ func New(ctx context.Context, o Options) (*Plan, error) {
 	// the run cleanly: the probes' servers are stopped, nothing is checked.
 	sctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := suites.ValidateRoles(sctx, o.Config); err != nil {
-		if sctx.Err() != nil && ctx.Err() == nil {
-			return nil, errInterrupted
-		}
-		return nil, &UsageError{err}
-	}
 	spec := o.Config.Spec
-	if spec == suites.AllVersions || (spec == "" && o.Versions == EveryAccepted) {
+	probing := spec == suites.AllVersions || (spec == "" && o.Versions == EveryAccepted)
+	// The roles are validated while the versions are probed: both only
+	// start the targets, and the run waits for the longer one.
+	validated := make(chan error, 1)
+	go func() { validated <- suites.ValidateRoles(sctx, o.Config) }()
+	if probing {
 		p.parts, p.versions = probe(sctx, o.Config)
-		if sctx.Err() != nil && ctx.Err() == nil {
-			return nil, errInterrupted
-		}
 	} else {
 		for i := range o.Config.Targets {
 			p.parts = append(p.parts, part{base: i})
 		}
+	}
+	err = <-validated
+	switch {
+	case sctx.Err() != nil && ctx.Err() == nil:
+		return nil, errInterrupted
+	case err != nil:
+		return nil, &UsageError{err}
 	}
 	p.cfg = p.config()
 	if o.Shard.Count > 0 && len(p.parts) > 0 {
