@@ -258,17 +258,7 @@ func TestRunSplitByTarget(t *testing.T) {
 			}
 			split := runCLI(t, 3*time.Minute, args...)
 			whole := runCLI(t, 3*time.Minute, append(args, "--jobs", "1")...)
-			runs := func(r result) []string {
-				if r.report == nil {
-					t.Fatalf("no report\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-				}
-				var out []string
-				for _, c := range r.report.Checks {
-					out = append(out, fmt.Sprintf("%s %s %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status))
-				}
-				return out
-			}
-			got, want := runs(split), runs(whole)
+			got, want := checkRuns(t, split), checkRuns(t, whole)
 			if !slices.Equal(got, want) {
 				t.Errorf("split run differs from the whole run:\nsplit: %q\nwhole: %q", got, want)
 			}
