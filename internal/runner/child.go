@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,23 @@ func (p *Plan) planChild() error {
 	p.cfg.Part = true
 	p.total, err = suites.Planned(p.cfg, p.runOptions())
 	return err
+}
+
+// longestFirst orders the parts by their planned check runs, most first
+// (ties: plan order): with fewer job slots than parts, the longest children
+// start at once and the short ones fill the slots they leave, which ends
+// the whole sooner than plan order does.
+func (p *Plan) longestFirst() []int {
+	runs := make([]int, len(p.parts))
+	order := make([]int, len(p.parts))
+	for i, t := range p.cfg.Targets {
+		order[i] = i
+		cfg := *p.cfg
+		cfg.Targets, cfg.Part = []*suites.Manifest{t}, true
+		runs[i], _ = suites.Planned(&cfg, p.runOptions())
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return runs[b] - runs[a] })
+	return order
 }
 
 // progressWriter is the OnResult of a child run: one marker line per result.
@@ -129,7 +147,8 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
-	for i, pt := range p.parts {
+	for _, i := range p.longestFirst() {
+		pt := p.parts[i]
 		t := p.cfg.Targets[i]
 		label := strings.TrimSpace(t.Transport + " " + t.Spec)
 		paths[i] = filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
@@ -145,10 +164,12 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 		if err != nil {
 			return nil, fmt.Errorf("run for %s: %w", label, err)
 		}
+		// The slot is taken here, in order, so that the children start
+		// longest first.
+		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
 			defer func() { <-sem }()
 			mu.Lock()
 			if err := c.Start(); err != nil {
