@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // BaselineEntry is one expected failure of a baseline file: a check id with
@@ -17,7 +19,7 @@ import (
 //
 //   - id: SSE-HEARTBEAT
 //     reason: our gateway strips SSE comments; tracked in OPS-123
-//     transport: http          # optional: stdio or http
+//     transport: http          # optional: stdio, http or websocket
 //     spec: 2025-11-25         # optional: protocol version
 //     target: my-server        # optional: the report's target name, or mutant
 type BaselineEntry struct {
@@ -85,8 +87,8 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 			return nil, fmt.Errorf("entry %d: no id", i+1)
 		case strings.TrimSpace(e.Reason) == "":
 			return nil, fmt.Errorf("entry %d (%s): no reason: say why the failure is expected", i+1, e.ID)
-		case e.Transport != "" && e.Transport != "stdio" && e.Transport != "http":
-			return nil, fmt.Errorf("entry %d (%s): transport %q: stdio or http", i+1, e.ID, e.Transport)
+		case e.Transport != "" && !protocol.Transport(e.Transport).Known():
+			return nil, fmt.Errorf("entry %d (%s): transport %q: stdio, http or websocket", i+1, e.ID, e.Transport)
 		}
 		k := e
 		k.Reason = ""
@@ -103,7 +105,7 @@ func (e BaselineEntry) matches(r *Report, c Check) bool {
 	return strings.EqualFold(e.ID, c.ID) &&
 		(e.Transport == "" || e.Transport == c.Transport) &&
 		(e.Spec == "" || e.Spec == c.ProtocolVersion) &&
-		(e.Target == "" || e.Target == r.Target.Name || e.Target == r.Target.Mutant)
+		(e.Target == "" || e.Target == r.Target.Name || e.Target == r.Target.Mutant || e.Target == c.Target)
 }
 
 // Apply marks r's listed FAIL and WARN checks as expected (Check.Expected)
@@ -142,14 +144,33 @@ func (b *Baseline) Apply(r *Report) {
 }
 
 // RunExitCode is the exit code of a run: ExitCode over the checks that are
-// not expected failures, and 1 at least when strictBaseline is set and the
-// baseline has stale entries.
+// not expected failures, 1 at least when strictBaseline is set and the
+// baseline has stale entries, and 2 when a target refused every protocol
+// version the run asked it (nothing could be checked there).
 func RunExitCode(r *Report, strict, strictBaseline bool) int {
 	code := ExitCode(countedFailures(r), strict)
 	if code == 0 && strictBaseline && r.Baseline != nil && len(r.Baseline.Stale) > 0 {
 		code = 1
 	}
+	if code == 0 && refusedEverything(r) {
+		code = 2 // nothing could be checked on that target
+	}
 	return code
+}
+
+// refusedEverything reports whether a target of r refused every protocol
+// version the run probed (Target.Versions lists some, none accepted).
+func refusedEverything(r *Report) bool {
+	accepted := map[string]bool{}
+	for _, v := range r.Target.Versions {
+		accepted[v.Target] = accepted[v.Target] || v.Status == Accepted
+	}
+	for _, ok := range accepted {
+		if !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // writeBaseline writes the console lines of a baseline: each expected

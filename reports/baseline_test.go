@@ -16,7 +16,8 @@ func TestParseBaseline(t *testing.T) {
 		{name: "no id", yaml: "- reason: r\n", err: "no id"},
 		{name: "no reason", yaml: "- id: A-B\n", err: "no reason"},
 		{name: "unknown field", yaml: "- id: A-B\n  reason: r\n  why: x\n", err: "field why not found"},
-		{name: "bad transport", yaml: "- id: A-B\n  reason: r\n  transport: ws2\n", err: "stdio or http"},
+		{name: "bad transport", yaml: "- id: A-B\n  reason: r\n  transport: ws2\n", err: "stdio, http or websocket"},
+		{name: "websocket", yaml: "- id: A-B\n  reason: r\n  transport: websocket\n", n: 1},
 		{name: "duplicate", yaml: "- id: A-B\n  reason: r\n- id: A-B\n  reason: other\n", err: "listed twice"},
 		{name: "not a list", yaml: "id: A-B\n", err: "want a YAML list"},
 	} {

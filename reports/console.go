@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,6 +58,7 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 	var b bytes.Buffer
 	b.WriteString(header(r))
 	b.WriteByte('\n')
+	writeVersions(&b, r.Target.Versions)
 	if opts.Verbose {
 		if r.Target.Command != "" {
 			fmt.Fprintf(&b, "  command: %s\n", oneLine(r.Target.Command))
@@ -77,6 +79,9 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 	}
 	label := func(c Check) string {
 		var tags []string
+		if c.Target != "" {
+			tags = append(tags, oneLine(c.Target))
+		}
 		if len(transports) > 1 && c.Transport != "" {
 			tags = append(tags, oneLine(c.Transport))
 		}
@@ -181,6 +186,44 @@ func header(r *Report) string {
 		h += " (" + strings.Join(details, ", ") + ")"
 	}
 	return oneLine(h)
+}
+
+// writeVersions writes, per target and transport, the protocol versions the
+// server accepted and those it refused, with the reason:
+//
+//	versions on stdio: accepted 2026-07-28, 2025-11-25; refused 2025-06-18 (…)
+func writeVersions(b *bytes.Buffer, vs []TargetVersion) {
+	var keys []string
+	accepted, refused := map[string][]string{}, map[string][]string{}
+	for _, v := range vs {
+		k := v.Transport
+		if v.Target != "" {
+			k = v.Target + " " + v.Transport
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		switch v.Status {
+		case Accepted:
+			accepted[k] = append(accepted[k], oneLine(v.ProtocolVersion))
+		case Refused:
+			r := oneLine(v.ProtocolVersion)
+			if v.Reason != "" {
+				r += " (" + oneLine(v.Reason) + ")"
+			}
+			refused[k] = append(refused[k], r)
+		}
+	}
+	for _, k := range keys {
+		var parts []string
+		if a := accepted[k]; len(a) > 0 {
+			parts = append(parts, "accepted "+strings.Join(a, ", "))
+		}
+		if r := refused[k]; len(r) > 0 {
+			parts = append(parts, "refused "+strings.Join(r, "; "))
+		}
+		fmt.Fprintf(b, "  versions on %s: %s\n", oneLine(k), strings.Join(parts, "; "))
+	}
 }
 
 // verdict is the closing line: the verdict and the exit code it implies.

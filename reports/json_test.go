@@ -52,7 +52,7 @@ func TestWriteJSONRoundTrip(t *testing.T) {
 	if want := (Summary{Pass: 2, Fail: 1, Warn: 1, Skip: 1, Error: 1}); out.Summary != want {
 		t.Errorf("summary = %+v, want %+v (recomputed)", out.Summary, want)
 	}
-	if out.Target != in.Target || out.Tool != in.Tool || !out.StartedAt.Equal(in.StartedAt) || out.Duration != in.Duration {
+	if !reflect.DeepEqual(out.Target, in.Target) || out.Tool != in.Tool || !out.StartedAt.Equal(in.StartedAt) || out.Duration != in.Duration {
 		t.Errorf("header did not round-trip: %+v", out)
 	}
 	if len(out.Checks) != len(in.Checks) {

@@ -96,6 +96,34 @@ type Target struct {
 	Command         string `json:"command,omitempty"`
 	URL             string `json:"url,omitempty"`
 	Mutant          string `json:"mutant,omitempty"`
+	// Versions says, per transport, which protocol versions the server
+	// accepted (its checks ran in them) and which it refused (not
+	// checked), with the reason.
+	Versions []TargetVersion `json:"versions,omitempty"`
+}
+
+// VersionStatus says whether a server accepted a protocol version.
+type VersionStatus string
+
+// The two answers a server gives to a version.
+const (
+	// Accepted: the negotiation settled on the version.
+	Accepted VersionStatus = "accepted"
+	// Refused: the server refused the version (server/discover did not
+	// list it, or initialize answered another version).
+	Refused VersionStatus = "refused"
+)
+
+// TargetVersion is one protocol version on one transport of the target.
+type TargetVersion struct {
+	// Target names the target, in a report merged from runs of several
+	// targets (else empty).
+	Target          string        `json:"target,omitempty"`
+	Transport       string        `json:"transport"`
+	ProtocolVersion string        `json:"protocolVersion"`
+	Status          VersionStatus `json:"status"`
+	// Reason is why the version was refused.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Check is the result of one check against the target.
@@ -107,6 +135,9 @@ type Check struct {
 	Reason string   `json:"reason,omitempty"`
 	Spec   []string `json:"spec"`
 	Clause string   `json:"clause,omitempty"`
+	// Target names the target the check ran against, in a report merged
+	// from runs of several targets (else empty: the report's target).
+	Target string `json:"target,omitempty"`
 	// Transport is the transport the check ran on ("stdio", "http").
 	Transport string `json:"transport,omitempty"`
 	// ProtocolVersion is the version the check ran in.

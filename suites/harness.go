@@ -275,6 +275,11 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 	}
 	res.Status, res.Reason = v.status, v.reason
 	res.ProtocolVersion = h.session.Version
+	if _, ok := c.Rules[target.Spec]; ok && res.ProtocolVersion == "" {
+		// Ended before negotiating (a role the manifest lacks, a target
+		// that did not start): the version the run checks this target in.
+		res.ProtocolVersion = target.Spec
+	}
 	for _, conn := range h.conns {
 		conn.close()
 	}
@@ -492,7 +497,7 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 		h.conns = append(h.conns, c)
 	}
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = fmt.Errorf("%w%s", err, exitHint(link)) // before close, which ends the server itself
+		err = startHint(err, func() string { return exitHint(link) }) // before close, which ends the server itself
 		if h == nil {
 			c.close()
 			return nil, withTranscript(err, link.Transcript())
@@ -524,6 +529,16 @@ func settle(ctx context.Context, w negotiator, cfg *Config, target *Manifest, se
 		return fmt.Errorf("negotiate (%s): %w", orNewest(force), err)
 	}
 	return nil
+}
+
+// startHint adds to a failed start's error how the server ended (hint
+// waits a little for it); nothing to a refused negotiation, whose server
+// answered and lives on.
+func startHint(err error, hint func() string) error {
+	if errors.Is(err, clients.ErrNegotiation) {
+		return err
+	}
+	return fmt.Errorf("%w%s", err, hint())
 }
 
 func orNewest(v string) string {

@@ -123,7 +123,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		h.hconns = append(h.hconns, c)
 	}
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = fmt.Errorf("%w%s", err, c.exitHint())
+		err = startHint(err, c.exitHint)
 		if h == nil {
 			c.close()
 			return nil, withTranscript(err, tr)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-conform/mcp-conform/internal/retryclass"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -55,15 +56,10 @@ func (h *H) recordAnnotation(tool, ev string) {
 	evidence.lied[k][tool] = strings.Contains(ev, "ran again")
 }
 
-// ledgerChecks are the IDEM checks whose failure makes a keyed mutation
-// unsafe to retry even with its key.
-var ledgerChecks = []string{"IDEM-LOST-RESPONSE", "IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART", "IDEM-REPLAY-IDENTICAL"}
-
 // retryClasses builds the retry-class table: for each tool each target
-// listed when it was probed, Safe (read-only), Conditional (a keyed
-// mutation: retry with the same key; or an idempotentHint the run
-// confirmed), or Unsafe (a mutation without a key, or one whose IDEM checks
-// failed: do not retry, reconcile first), with the evidence.
+// listed when it was probed, the class retryclass.Classify gives from the
+// manifest's roles, the tool's annotations and what this run's IDEM checks
+// observed on that target's transport.
 func retryClasses(cfg *Config, tools map[string][]map[string]any, ev *runEvidence, res []reports.Check) []reports.ToolClass {
 	var out []reports.ToolClass
 	seen := map[string]bool{}
@@ -74,65 +70,39 @@ func retryClasses(cfg *Config, tools map[string][]map[string]any, ev *runEvidenc
 		}
 		seen[k] = true
 		mut, hasMut := t.Roles["mutation"]
+		look, hasLook := t.Roles["lookup"]
 		var failed []string
 		for _, c := range res {
-			if c.Transport == t.Transport && slices.Contains(ledgerChecks, c.ID) && c.Status == reports.Fail {
+			if c.Transport == t.Transport && slices.Contains(retryclass.LedgerChecks, c.ID) && c.Status == reports.Fail {
 				failed = append(failed, fmt.Sprintf("%s FAIL: %s", c.ID, clipText(c.Reason, 160)))
 			}
 		}
 		for _, tool := range tools[k] {
 			name, _ := tool["name"].(string)
-			row := reports.ToolClass{Target: t.Name + " (" + t.Transport + ")", Tool: name}
-			ro, roSet := annotation(tool, "readOnlyHint")
-			idem, idemSet := annotation(tool, "idempotentHint")
-			ann := annotationText(ro, roSet, idem, idemSet)
-			switch {
-			case hasMut && name == mut.Tool:
+			f := retryclass.Facts{Lookup: hasLook && name == look.Tool, Run: &retryclass.Run{
+				Annotation: ev.annotations[k][name], AnnotationLied: ev.lied[k][name]}}
+			row := reports.ToolClass{Target: retryclass.TargetLabel(t.Name, t.Transport), Tool: name}
+			if hasMut && name == mut.Tool {
+				f.Mutation, f.Key = true, mut.Key
+				f.Run.LedgerFailed, f.Run.LedgerProved = failed, ev.idem[k][name]
 				row.Key = mut.Key
-				row.Evidence = append(row.Evidence, "manifest: mutation role keyed by "+mut.Key, ann)
-				if len(failed) > 0 {
-					row.Class = reports.Unsafe
-					row.Evidence = append(row.Evidence, failed...)
-					row.Evidence = append(row.Evidence, "the key does not make retries safe here: reconcile (lookup) before any retry")
-				} else {
-					row.Class = reports.Conditional
-					proved := ev.idem[k][name]
-					row.Evidence = append(row.Evidence, proved...)
-					row.Evidence = append(row.Evidence, fmt.Sprintf("retry with the same %s: %d of %d ledger checks proved it in this run", mut.Key, len(proved), len(ledgerChecks)))
-				}
-			case ro:
-				row.Class = reports.Safe
-				row.Evidence = []string{ann}
-			case idem && ev.annotations[k][name] != "" && !ev.lied[k][name]:
-				row.Class = reports.Conditional
-				row.Evidence = []string{ann + " (retry with the same arguments)", ev.annotations[k][name]}
-			default:
-				row.Class = reports.Unsafe
-				row.Evidence = []string{ann, "mutation without a declared key: do not retry blindly, reconcile first"}
-				if e := ev.annotations[k][name]; e != "" {
-					row.Evidence = append(row.Evidence, e)
-				} else if idem {
-					row.Evidence = append(row.Evidence, "idempotentHint not verified by the run; annotations are untrusted hints (tools.mdx)")
-				}
 			}
+			row.Class, row.Evidence = retryclass.Classify(retryclass.Tool{Name: name,
+				ReadOnly: hint(tool, "readOnlyHint"), Destructive: hint(tool, "destructiveHint"),
+				Idempotent: hint(tool, "idempotentHint")}, f)
 			out = append(out, row)
 		}
 	}
 	return out
 }
 
-func annotationText(ro, roSet, idem, idemSet bool) string {
-	var parts []string
-	if roSet {
-		parts = append(parts, fmt.Sprintf("readOnlyHint: %v", ro))
+// hint reads one boolean annotation of a tools/list entry (nil: absent).
+func hint(tool map[string]any, name string) *bool {
+	a, _ := tool["annotations"].(map[string]any)
+	if v, ok := a[name].(bool); ok {
+		return &v
 	}
-	if idemSet {
-		parts = append(parts, fmt.Sprintf("idempotentHint: %v", idem))
-	}
-	if len(parts) == 0 {
-		return "tools/list: no annotations (defaults: not read-only, not idempotent)"
-	}
-	return "tools/list: " + strings.Join(parts, ", ")
+	return nil
 }
 
 func clipText(s string, n int) string {

@@ -79,7 +79,7 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 		h.conns = append(h.conns, c)
 	}
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = fmt.Errorf("%w%s", err, c.exitHint())
+		err = startHint(err, c.exitHint)
 		if h == nil {
 			c.close()
 			return nil, false, withTranscript(err, tr)

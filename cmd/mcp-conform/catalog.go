@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"sort"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/describe"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
@@ -19,45 +17,8 @@ func newListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List every check: id, level by version, transports, roles, spec reference",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tLEVEL\tVERSIONS\tTRANSPORTS\tROLES\tSPEC")
-			for _, c := range suites.Catalog() {
-				vs := c.Versions()
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, levels(c), strings.Join(vs, ","),
-					strings.Join(c.Transports, ","), orDash(strings.Join(c.Roles, ",")), c.Rules[vs[0]].Spec)
-			}
-			return tw.Flush()
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return describe.List(cmd.OutOrStdout()) },
 	}
-}
-
-// levels summarises a check's level across versions, e.g. "MUST" or
-// "SHOULD (2025-*), MUST (2026-07-28)".
-func levels(c *suites.Check) string {
-	byLevel := map[string][]string{}
-	for _, v := range c.Versions() {
-		l := string(c.Rules[v].Level)
-		byLevel[l] = append(byLevel[l], v)
-	}
-	if len(byLevel) == 1 {
-		for l := range byLevel {
-			return l
-		}
-	}
-	var parts []string
-	for l, vs := range byLevel {
-		parts = append(parts, fmt.Sprintf("%s(%s)", l, strings.Join(vs, ",")))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, " ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func newExplainCmd() *cobra.Command {
@@ -70,19 +31,7 @@ func newExplainCmd() *cobra.Command {
 			if !ok {
 				return usageError{fmt.Errorf("no check %q (see 'mcp-conform list')", args[0])}
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s — %s\n\n", c.ID, c.Title)
-			fmt.Fprintf(w, "How it is checked:\n  %s\n\n", c.How)
-			fmt.Fprintf(w, "Transports: %s    Roles needed: %s\n\n", strings.Join(c.Transports, ", "), orDash(strings.Join(c.Roles, ", ")))
-			for _, v := range c.Versions() {
-				r := c.Rules[v]
-				fmt.Fprintf(w, "%s  %s  (%s)\n  %q\n", v, r.Level, r.Spec, r.Clause)
-			}
-			for _, m := range fixtures.Mutants() {
-				if m.Breaks == c.ID {
-					fmt.Fprintf(w, "\nMutant that breaks it: %s — %s\n  try: mcp-conform run --mutant %s --focus %s\n", m.Name, m.Description, m.Name, c.ID)
-				}
-			}
+			describe.Explain(cmd.OutOrStdout(), c)
 			return nil
 		},
 	}
@@ -103,12 +52,7 @@ stdio message rules.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list {
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "MUTANT\tBREAKS\tWHAT IT DOES")
-				for _, m := range fixtures.Mutants() {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, orDash(m.Breaks), m.Description)
-				}
-				return tw.Flush()
+				return describe.Mutants(cmd.OutOrStdout())
 			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/herd"
 )
 
 // runHerdCLI runs the binary's herd command and returns its exit code and
@@ -46,7 +48,7 @@ func TestHerd(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	t.Log(out)
-	var rep herdReport
+	var rep herd.Report
 	b, err := os.ReadFile(path)
 	if err != nil || json.Unmarshal(b, &rep) != nil {
 		t.Fatalf("herd JSON: %v\n%s", err, b)

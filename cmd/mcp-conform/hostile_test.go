@@ -293,23 +293,47 @@ func TestHostileInterrupt(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "run", "-q", "--manifest", testdataFile(t, "hostile-hang.yaml"),
+	cmd := exec.CommandContext(ctx, binary, "run", "--manifest", testdataFile(t, "hostile-hang.yaml"),
 		"--call-timeout", "60s", "--json", jsonPath)
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
 	cmd.WaitDelay = 2 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, errs bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The run is then well inside a check waiting on the hung server (its
-	// call timeout is a minute).
+	// The run announces its checks once it has probed the versions the
+	// server accepts; a second later it is well inside a check waiting on
+	// the hung server (its call timeout is a minute).
+	planned := make(chan struct{})
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "check(s) against") {
+				close(planned)
+			}
+			errs.WriteString(sc.Text() + "\n")
+		}
+	}()
+	select {
+	case <-planned:
+	case <-ctx.Done():
+		t.Fatal("the run never announced its checks")
+	}
 	time.Sleep(time.Second)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	signalled := time.Now()
-	err := cmd.Wait()
+	<-copied
+	err = cmd.Wait()
+	out.Write(errs.Bytes())
 	if ctx.Err() != nil {
 		t.Fatalf("the run did not end after SIGINT\n%s", out.String())
 	}
@@ -561,7 +585,8 @@ func TestUsageFocusWritesJUnit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			limitParallel(t)
 			junit := filepath.Join(t.TempDir(), "junit.xml")
-			args := []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS", "--junit", junit}
+			// One version: one check run, one JUnit test case.
+			args := []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS", "--spec", "2026-07-28", "--junit", junit}
 			if tc.mutant != "" {
 				args = append(args, "--mutant", tc.mutant)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -232,9 +233,9 @@ func TestLabelFilterByTransport(t *testing.T) {
 
 // TestRunSplitByTarget: a run with several targets checks each (a
 // transport in a protocol version) in its own process and merges the
-// reports; the merged report has the same check runs and verdicts as the
-// run kept in one process (--jobs 1), and a FAIL in any part fails the exit
-// code.
+// reports; the merged report has the same check runs, verdicts, target
+// facts (versions accepted included) and retry-class table as the run kept
+// in one process (--jobs 1), and a FAIL in any part fails the exit code.
 func TestRunSplitByTarget(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -244,36 +245,46 @@ func TestRunSplitByTarget(t *testing.T) {
 	}{
 		// CANCEL-STDIO-SUPPRESS in 3 versions, SESSION-REQUIRED in 2, CANCEL-HTTP-CLOSE in 1.
 		{"spec-all", []string{"--spec", "all"}, 6, "2026-07-28,2025-11-25,2025-06-18"},
-		// The newest version: SESSION-REQUIRED is SKIP there.
-		{"default", nil, 3, "2026-07-28"},
+		// With no --spec, every version the reference accepts: all three.
+		{"default", nil, 6, "2026-07-28,2025-11-25,2025-06-18"},
+		// One forced version: SESSION-REQUIRED is SKIP there.
+		{"forced", []string{"--spec", "2026-07-28"}, 3, "2026-07-28"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			limitParallel(t)
 			args := append([]string{"run", "-q", "--mutant", "respond-after-cancel", "--focus", "CANCEL-STDIO-SUPPRESS|SESSION-REQUIRED|CANCEL-HTTP-CLOSE"}, tc.spec...)
+			if tc.name == "default" {
+				args = []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS|SESSION-REQUIRED|CANCEL-HTTP-CLOSE"}
+			}
 			split := runCLI(t, 3*time.Minute, args...)
 			whole := runCLI(t, 3*time.Minute, append(args, "--jobs", "1")...)
-			runs := func(r result) []string {
-				if r.report == nil {
-					t.Fatalf("no report\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-				}
-				var out []string
-				for _, c := range r.report.Checks {
-					out = append(out, fmt.Sprintf("%s %s %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status))
-				}
-				return out
-			}
-			got, want := runs(split), runs(whole)
+			got, want := checkRuns(t, split), checkRuns(t, whole)
 			if !slices.Equal(got, want) {
 				t.Errorf("split run differs from the whole run:\nsplit: %q\nwhole: %q", got, want)
 			}
 			if len(got) != tc.runs {
 				t.Errorf("%d check runs, want %d: %q", len(got), tc.runs, got)
 			}
-			if split.code != 1 || whole.code != 1 {
-				t.Errorf("exit codes split %d, whole %d; want 1 (respond-after-cancel fails CANCEL-STDIO-SUPPRESS)", split.code, whole.code)
+			if !reflect.DeepEqual(split.report.Target, whole.report.Target) {
+				t.Errorf("target of the split run %+v, of the whole run %+v", split.report.Target, whole.report.Target)
+			}
+			if !reflect.DeepEqual(split.report.RetryClasses, whole.report.RetryClasses) {
+				t.Errorf("retry classes differ:\nsplit: %+v\nwhole: %+v", split.report.RetryClasses, whole.report.RetryClasses)
 			}
 			if v := split.report.Target.ProtocolVersion; v != tc.version {
 				t.Errorf("target.protocolVersion %q, want %q", v, tc.version)
+			}
+			if tc.name == "default" {
+				if split.code != 0 {
+					t.Errorf("exit %d, want 0 (the reference)", split.code)
+				}
+				if n := len(split.report.Target.Versions); n != 6 {
+					t.Errorf("target.versions %+v, want the 3 versions accepted on each transport", split.report.Target.Versions)
+				}
+				return
+			}
+			if split.code != 1 || whole.code != 1 {
+				t.Errorf("exit codes split %d, whole %d; want 1 (respond-after-cancel fails CANCEL-STDIO-SUPPRESS)", split.code, whole.code)
 			}
 			if c := split.checkOn(t, "CANCEL-STDIO-SUPPRESS", "stdio"); c.Status != reports.Fail || len(c.Transcript) == 0 {
 				t.Errorf("CANCEL-STDIO-SUPPRESS: %s with %d transcript entries, want FAIL with its transcript", c.Status, len(c.Transcript))

@@ -43,10 +43,10 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 			}
 		}
 	}
-	// The default negotiates the newest version.
+	// The default checks every version the reference accepts: all three.
 	d := runCLI(t, runLimit, "run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS")
-	if d.code != 0 || d.report.Target.ProtocolVersion != "2026-07-28" {
-		t.Errorf("default run: exit %d, version %q", d.code, d.report.Target.ProtocolVersion)
+	if d.code != 0 || d.report.Target.ProtocolVersion != "2026-07-28,2025-11-25,2025-06-18" || len(d.report.Checks) != 3 {
+		t.Errorf("default run: exit %d, version %q, %d check runs (want 3)", d.code, d.report.Target.ProtocolVersion, len(d.report.Checks))
 	}
 }
 

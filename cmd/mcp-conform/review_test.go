@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/internal/review"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites"
 )
 
 // review runs the built CLI's review command and returns its exit code,
 // stdout and stderr.
-func review(t *testing.T, args ...string) (int, string, string) {
+func reviewCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
@@ -40,14 +40,14 @@ func review(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func reviewRows(t *testing.T, args ...string) []ReviewRow {
+func reviewRows(t *testing.T, args ...string) []review.Row {
 	t.Helper()
-	code, out, errs := review(t, append(args, "--format", "json")...)
+	code, out, errs := reviewCLI(t, append(args, "--format", "json")...)
 	if code != 0 {
 		t.Fatalf("review exit %d\n%s\n%s", code, out, errs)
 	}
 	var doc struct {
-		Rows []ReviewRow `json:"tools"`
+		Rows []review.Row `json:"tools"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("review JSON: %v\n%s", err, out)
@@ -55,7 +55,7 @@ func reviewRows(t *testing.T, args ...string) []ReviewRow {
 	return doc.Rows
 }
 
-func findRow(t *testing.T, rows []ReviewRow, transport, tool string) ReviewRow {
+func findRow(t *testing.T, rows []review.Row, transport, tool string) review.Row {
 	t.Helper()
 	for _, r := range rows {
 		if r.Transport == transport && r.Tool == tool {
@@ -63,7 +63,7 @@ func findRow(t *testing.T, rows []ReviewRow, transport, tool string) ReviewRow {
 		}
 	}
 	t.Fatalf("no row for %s on %s in %+v", tool, transport, rows)
-	return ReviewRow{}
+	return review.Row{}
 }
 
 // TestReviewReference reviews the built-in reference server: every tool it
@@ -109,7 +109,7 @@ func TestReviewReference(t *testing.T) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	slow := findRow(t, rows, "stdio", "slow")
-	if !strings.Contains(slow.Cancellation, "notifications/cancelled") || !slices.ContainsFunc(slow.Checks, func(c ReviewCheck) bool { return c.ID == "CANCEL-STDIO-SUPPRESS" }) {
+	if !strings.Contains(slow.Cancellation, "notifications/cancelled") || !slices.ContainsFunc(slow.Checks, func(c review.Check) bool { return c.ID == "CANCEL-STDIO-SUPPRESS" }) {
 		t.Errorf("stdio slow: %+v", slow)
 	}
 	if h := findRow(t, rows, "http", "slow"); !strings.Contains(h.Cancellation, "close the request's response stream") ||
@@ -141,7 +141,7 @@ func TestReviewWithReport(t *testing.T) {
 	f.Close()
 
 	rows := reviewRows(t, "--report", path)
-	cited := map[string]ReviewCheck{}
+	cited := map[string]review.Check{}
 	for _, c := range findRow(t, rows, "stdio", "slow").Checks {
 		cited[c.ID] = c
 	}
@@ -156,7 +156,7 @@ func TestReviewWithReport(t *testing.T) {
 			t.Errorf("CANCEL-HTTP-CLOSE on http cited as %+v", c)
 		}
 	}
-	_, text, _ := review(t, "--report", path)
+	_, text, _ := reviewCLI(t, "--report", path)
 	if !strings.Contains(text, "CANCEL-STDIO-SUPPRESS FAIL: the server answered request") {
 		t.Errorf("text review does not cite the failure:\n%s", text)
 	}
@@ -198,35 +198,8 @@ func TestReviewUsage(t *testing.T) {
 		{"--report", filepath.Join(t.TempDir(), "missing.json")},
 		{"--spec", "1999-01-01"},
 	} {
-		if code, _, _ := review(t, args...); code != 2 {
+		if code, _, _ := reviewCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
-	}
-}
-
-func TestClassify(t *testing.T) {
-	yes, no := true, false
-	for _, tc := range []struct {
-		name     string
-		ann      *suites.ToolAnnotations
-		mutation bool
-		key      string
-		want     reports.RetryClass
-		evidence string
-	}{
-		{"read-only", &suites.ToolAnnotations{ReadOnlyHint: &yes}, false, "", reports.Safe, "readOnlyHint: true"},
-		{"no annotations", nil, false, "", reports.Unsafe, "readOnlyHint absent"},
-		{"read-only false", &suites.ToolAnnotations{ReadOnlyHint: &no}, false, "", reports.Unsafe, "readOnlyHint: false"},
-		{"idempotent hint without key", &suites.ToolAnnotations{IdempotentHint: &yes, DestructiveHint: &no}, false, "", reports.Unsafe, "a hint, not a contract"},
-		{"keyed mutation", nil, true, "operation_key", reports.Conditional, `key "operation_key"`},
-		{"keyed mutation marked read-only", &suites.ToolAnnotations{ReadOnlyHint: &yes}, true, "k", reports.Conditional, "contradicts"},
-		{"mutation without key", &suites.ToolAnnotations{ReadOnlyHint: &yes}, true, "", reports.Unsafe, "without a key"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			class, ev := classify(suites.ToolInfo{Name: "t", Annotations: tc.ann}, tc.mutation, tc.key, nil)
-			if class != tc.want || !strings.Contains(strings.Join(ev, "; "), tc.evidence) {
-				t.Errorf("%s %v, want %s with %q", class, ev, tc.want, tc.evidence)
-			}
-		})
 	}
 }

@@ -177,12 +177,12 @@ func appendFile(path string, b []byte) error {
 	return nil
 }
 
-// writeMarkdown writes run's --markdown summary: the verdict as the run's
+// writeMarkdown writes the --markdown summary of run and report merge: the verdict as the run's
 // exit code has it, and the HTML report's name when one is written.
-func writeMarkdown(w io.Writer, r *reports.Report, f runFlags) error {
-	opts := reports.MarkdownOptions{Strict: f.strict, StrictBaseline: f.strictBaseline, SpecBase: f.specBase}
-	if f.htmlOut != "" {
-		opts.HTMLName = filepath.Base(f.htmlOut)
+func writeMarkdown(w io.Writer, r *reports.Report, o outputFlags) error {
+	opts := reports.MarkdownOptions{Strict: o.strict, StrictBaseline: o.strictBaseline, SpecBase: o.specBase}
+	if o.htmlOut != "" {
+		opts.HTMLName = filepath.Base(o.htmlOut)
 	}
 	return reports.WriteMarkdown(w, r, opts)
 }

@@ -13,13 +13,15 @@ answers ping, then misbehaves on tools/call according to its one argument:
   ok       answers at once with a result and no progress
 
 It reads stdin to its end and exits 0 there, as a stdio server should.
+HOSTILE_PROTOCOL, when set, is the one protocol version it answers
+initialize with (default 2025-11-25), whatever the client asked for.
 """
 import json
 import os
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
-PROTOCOL = "2025-11-25"
+PROTOCOL = os.environ.get("HOSTILE_PROTOCOL", "2025-11-25")
 
 
 def send(obj):

@@ -1,0 +1,218 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites"
+)
+
+// partEnv marks a child run of a plan of several targets. Its value is
+// "INDEX@VERSION": the index of the child's target in the configuration
+// both processes build from the same command line, and the version it is
+// forced to (empty: none). The child keeps only that target (checks that do
+// not apply to it are left out, as in the whole run), reports each result
+// on stderr as a progress line (progressMarker) for its parent, and skips
+// what the parent already did (role validation, version probes, slicing).
+const partEnv = "MCP_CONFORM_PART"
+
+// progressMarker starts a child's progress line: the marker, then the
+// check's result as JSON.
+const progressMarker = "\x1emcp-conform-progress "
+
+// planChild plans the one target of a child run, when this process is one.
+func (p *Plan) planChild() error {
+	v, ok := os.LookupEnv(partEnv)
+	if !ok {
+		return nil
+	}
+	idx, spec, _ := strings.Cut(v, "@")
+	i, err := strconv.Atoi(idx)
+	if err != nil || i < 0 || i >= len(p.o.Config.Targets) {
+		return fmt.Errorf("%s=%q: no such target (the run has %d)", partEnv, v, len(p.o.Config.Targets))
+	}
+	p.child = true
+	p.parts = []part{{base: i, spec: spec}}
+	p.cfg = p.config()
+	p.cfg.Part = true
+	p.total, err = suites.Planned(p.cfg, p.runOptions())
+	return err
+}
+
+// longestFirst orders the parts by their planned check runs, most first
+// (ties: plan order): with fewer job slots than parts, the longest children
+// start at once and the short ones fill the slots they leave, which ends
+// the whole sooner than plan order does.
+func (p *Plan) longestFirst() []int {
+	runs := make([]int, len(p.parts))
+	order := make([]int, len(p.parts))
+	for i, t := range p.cfg.Targets {
+		order[i] = i
+		cfg := *p.cfg
+		cfg.Targets, cfg.Part = []*suites.Manifest{t}, true
+		runs[i], _ = suites.Planned(&cfg, p.runOptions())
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return runs[b] - runs[a] })
+	return order
+}
+
+// progressWriter is the OnResult of a child run: one marker line per result.
+func progressWriter(w io.Writer) func(done, total int, c reports.Check) {
+	var mu sync.Mutex
+	return func(_, _ int, c reports.Check) {
+		c.Transcript = nil
+		b, err := json.Marshal(c)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "%s%s\n", progressMarker, b)
+	}
+}
+
+// runChildren runs each of the plan's targets in its own child process,
+// at most Jobs at a time, relays their progress as one count, and merges
+// their reports. SIGINT and SIGTERM are passed on to the children, which
+// end their runs and write what they have.
+func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c reports.Check)) (*reports.Report, error) {
+	n := len(p.parts)
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("split the run by target: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "mcp-conform-parts-*")
+	if err != nil {
+		return nil, fmt.Errorf("split the run by target: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	jobs := p.o.Jobs
+	if jobs <= 0 {
+		jobs = DefaultJobs
+	}
+	jobs = min(jobs, n)
+	budget := p.o.Run.Budget
+	if budget <= 0 {
+		budget = 15 * time.Minute
+	}
+	// A child that outlives the budget (plus its grace to write a report)
+	// is killed.
+	ctx, cancel := context.WithTimeout(ctx, budget+30*time.Second)
+	defer cancel()
+
+	var (
+		mu     sync.Mutex
+		done   int
+		procs  []*os.Process
+		errs   = make([]error, n)
+		paths  = make([]string, n)
+		stderr = p.o.Stderr
+	)
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				mu.Lock()
+				for _, pr := range procs {
+					_ = pr.Signal(s)
+				}
+				mu.Unlock()
+			case <-finished:
+				return
+			}
+		}
+	}()
+
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for _, i := range p.longestFirst() {
+		pt := p.parts[i]
+		t := p.cfg.Targets[i]
+		label := strings.TrimSpace(t.Transport + " " + t.Spec)
+		paths[i] = filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
+		args := append(append([]string(nil), p.o.ChildArgs...), "--json="+paths[i])
+		if p.filter != p.o.Run.LabelFilter {
+			args = append(args, "--label-filter="+p.filter)
+		}
+		c := exec.CommandContext(ctx, exe, args...)
+		c.Env = append(os.Environ(), partEnv+"="+strconv.Itoa(pt.base)+"@"+pt.spec)
+		c.Stdout = io.Discard
+		c.WaitDelay = 5 * time.Second
+		pipe, err := c.StderrPipe()
+		if err != nil {
+			return nil, fmt.Errorf("run for %s: %w", label, err)
+		}
+		// The slot is taken here, in order, so that the children start
+		// longest first.
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			mu.Lock()
+			if err := c.Start(); err != nil {
+				mu.Unlock()
+				errs[i] = fmt.Errorf("start the run for %s: %w", label, err)
+				return
+			}
+			procs = append(procs, c.Process)
+			mu.Unlock()
+			sc := bufio.NewScanner(pipe)
+			sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+			for sc.Scan() {
+				line := sc.Text()
+				if rest, ok := strings.CutPrefix(line, progressMarker); ok {
+					var res reports.Check
+					if json.Unmarshal([]byte(rest), &res) == nil {
+						mu.Lock()
+						done++
+						if onResult != nil {
+							onResult(done, p.total, res)
+						}
+						mu.Unlock()
+						continue
+					}
+				}
+				mu.Lock()
+				fmt.Fprintf(stderr, "[%s] %s\n", label, line)
+				mu.Unlock()
+			}
+			errs[i] = c.Wait()
+		}()
+	}
+	wg.Wait()
+
+	var parts []*reports.Report
+	for i := range n {
+		rep, err := ReadReport(paths[i])
+		if err != nil {
+			// No report: the child could not run at all (its stderr,
+			// relayed above, says why).
+			return nil, fmt.Errorf("the run for target %d (%s) wrote no report (%v; %v)", i, p.cfg.Targets[i].Transport, errs[i], err)
+		}
+		parts = append(parts, rep)
+	}
+	return Merge(parts)
+}
