@@ -95,7 +95,15 @@ type Target struct {
 	Command         string `json:"command,omitempty"`
 	URL             string `json:"url,omitempty"`
 	Mutant          string `json:"mutant,omitempty"`
+	// UnderTest is UnderTestClient when the report grades a client
+	// (`mcp-conform client`): the transcripts' client lane is then the
+	// program under test and the server lane mcp-conform's. Empty: a
+	// server is under test.
+	UnderTest string `json:"underTest,omitempty"`
 }
+
+// UnderTestClient is Target.UnderTest of a report on an MCP client.
+const UnderTestClient = "client"
 
 // Check is the result of one check against the target.
 type Check struct {
@@ -106,6 +114,8 @@ type Check struct {
 	Reason string   `json:"reason,omitempty"`
 	Spec   []string `json:"spec"`
 	Clause string   `json:"clause,omitempty"`
+	// Clauses are the ids of docs/CLAUSES.md the check enforces.
+	Clauses []string `json:"clauses,omitempty"`
 	// Transport is the transport the check ran on ("stdio", "http").
 	Transport string `json:"transport,omitempty"`
 	// ProtocolVersion is the version the check ran in.
