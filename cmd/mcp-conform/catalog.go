@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -27,6 +28,7 @@ func newListCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, levels(c), strings.Join(vs, ","),
 					strings.Join(c.Transports, ","), orDash(strings.Join(c.Roles, ",")), c.Rules[vs[0]].Spec)
 			}
+			listClientChecks(tw)
 			return tw.Flush()
 		},
 	}
@@ -67,6 +69,10 @@ func newExplainCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ok := suites.Lookup(args[0])
+			if cc, isClient := clientsuite.Lookup(args[0]); !ok && isClient {
+				explainClientCheck(cmd.OutOrStdout(), cc)
+				return nil
+			}
 			if !ok {
 				return usageError{fmt.Errorf("no check %q (see 'mcp-conform list')", args[0])}
 			}

@@ -73,5 +73,6 @@ With no target, "mcp-conform run" checks the built-in reference server.`,
 	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newHerdCmd())
+	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	return root
 }
