@@ -779,6 +779,7 @@ var checkNoCancelInit = &Check{
 	How:        "Every run, and initialize-timeout in particular (the proxy holds the initialize response for 2 s against a 300 ms timeout): no notifications/cancelled names an initialize request.",
 	Rules:      sameRule(spec("MUST NOT", "The initialize request MUST NOT be cancelled by clients", pageCancel25, "cl-can#2"), legacyVersions...),
 	Transports: allTransports,
+	Scenario:   "initialize-timeout",
 	judge: func(r *Run) (Finding, string) {
 		v := r.View()
 		inits := 0
@@ -792,7 +793,7 @@ var checkNoCancelInit = &Check{
 			}
 		}
 		if inits == 0 {
-			return NotApplicable, "the client sent no initialize"
+			return Unjudgeable, "the client sent no initialize" + clientExit(r)
 		}
 		return Held, "initialize was not cancelled"
 	},
@@ -913,7 +914,7 @@ var checkMethodHeaders = &Check{
 	Title: "2026-07-28 POSTs carry Mcp-Method (and Mcp-Name) matching the body",
 	How: "Every HTTP run in 2026-07-28: each POSTed request or notification carries Mcp-Method equal to its method and, for tools/call, " +
 		"prompts/get and resources/read, Mcp-Name equal to params.name (params.uri), Base64-sentinel decoded.",
-	Rules:      map[string]Rule{V20260728: spec("REQUIRED", "The client MUST include the request metadata headers on each POST request. [Mcp-Method on all requests; Mcp-Name on tools/call, resources/read, prompts/get] These headers are REQUIRED for compliance.", pageHTTP26, "cl-h#1", "cl-h#5")},
+	Rules:      map[string]Rule{V20260728: spec("MUST", "The client MUST include the request metadata headers on each POST request. [Mcp-Method on all requests; Mcp-Name on tools/call, resources/read, prompts/get] These headers are REQUIRED for compliance.", pageHTTP26, "cl-h#1", "cl-h#5")},
 	Transports: []string{HTTP},
 	judge: func(r *Run) (Finding, string) {
 		checked := 0
@@ -1019,9 +1020,9 @@ var checkStdioShutdown = &Check{
 // The catalog, in the order of list and reports: the scenario checks by
 // scenario, then the hygiene checks.
 func init() {
-	for _, c := range []*Check{checkPing, checkTimeoutCancel, checkHTTPNoCancelNotification, checkLateResponse, checkProgressResetsIdle, checkMaxTimeout,
+	for _, c := range []*Check{checkPing, checkNoCancelInit, checkTimeoutCancel, checkHTTPNoCancelNotification, checkLateResponse, checkProgressResetsIdle, checkMaxTimeout,
 		checkHeartbeat, checkRetrySameKey, checkNoBlindRetry, checkResume, checkResumeRetryWait, checkReissue, checkReinit404, checkHerd,
-		checkIDUnique, checkTokenUnique, checkCancelValid, checkNoCancelInit, checkNoRequestBeforeInit, checkVersionHeader,
+		checkIDUnique, checkTokenUnique, checkCancelValid, checkNoRequestBeforeInit, checkVersionHeader,
 		checkMethodHeaders, checkStdioShutdown} {
 		register(c)
 	}

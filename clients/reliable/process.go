@@ -2,6 +2,7 @@ package reliable
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -159,6 +160,8 @@ type Tap struct {
 	mu   sync.Mutex
 	reqs []TappedRequest
 	buf  []byte // a stdio line not yet complete
+	// changed is closed at the next request recorded (made on demand).
+	changed chan struct{}
 }
 
 // TappedRequest is one request the client sent.
@@ -193,6 +196,38 @@ func (t *Tap) addLocked(b []byte) {
 	env := jsonrpc.Parse(b)
 	if env.Kind == jsonrpc.Request {
 		t.reqs = append(t.reqs, TappedRequest{Method: env.Method, ID: env.ID})
+		if t.changed != nil {
+			close(t.changed)
+			t.changed = nil
+		}
+	}
+}
+
+// Wait returns once the client has sent n requests with method (counting
+// from the first), or ctx ends.
+func (t *Tap) Wait(ctx context.Context, method string, n int) error {
+	for {
+		t.mu.Lock()
+		seen := 0
+		for _, r := range t.reqs {
+			if r.Method == method {
+				seen++
+			}
+		}
+		if seen >= n {
+			t.mu.Unlock()
+			return nil
+		}
+		if t.changed == nil {
+			t.changed = make(chan struct{})
+		}
+		ch := t.changed
+		t.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
