@@ -121,13 +121,13 @@ func (d *driver) connect() (*conn, error) {
 			return nil, err
 		}
 		cn.srv = srv
-		cn.w = clients.NewWire(srv.Stream(), clients.WireOptions{ClientName: d.p.ClientID})
+		cn.w = clients.NewWire(srv.Stream(), clients.WireOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout()})
 		cn.c = cn.w
 	case clientsuite.HTTP:
 		if d.url == "" {
 			return nil, errors.New("no server URL (MCP_CONFORM_URL, or the last argument)")
 		}
-		cn.h = clients.NewHTTPWire(d.url, clients.HTTPOptions{ClientName: d.p.ClientID,
+		cn.h = clients.NewHTTPWire(d.url, clients.HTTPOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout(),
 			Client: reliable.NewHTTPClient(reliable.HTTPClientOptions{Tap: cn.tap, Defect: d.defect})})
 		cn.c = cn.h
 	default:
