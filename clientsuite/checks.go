@@ -168,8 +168,8 @@ var checkLateResponse = &Check{
 var checkProgressResetsIdle = &Check{
 	ID:    "CLIENT-PROGRESS-RESETS-IDLE",
 	Title: "progress notifications reset the client's idle clock",
-	How: "progress-max-timeout: slow reports progress every 100 ms; the client's request timeout is 500 ms, reset on progress, with a " +
-		"maximum of 1500 ms. A cancellation before the maximum while progress was still arriving (the last one less than the idle timeout before it) " +
+	How: "progress-max-timeout: slow reports progress every 100 ms; the client's request timeout is 800 ms, reset on progress, with a " +
+		"maximum of 2000 ms. A cancellation before the maximum while progress was still arriving (the last one less than the idle timeout before it) " +
 		"means progress did not reset the idle clock.",
 	Rules:      sameRule(seed("SHOULD", "Idle timeout: how long the request may go without useful activity; progress may reset the idle clock (the request coordinator's two clocks). [MCP: \"Implementations MAY choose to reset the timeout clock when receiving a progress notification\"]"), Versions...),
 	Transports: allTransports,
@@ -218,7 +218,7 @@ func countBefore(ms []*Msg, at time.Duration) int {
 var checkMaxTimeout = &Check{
 	ID:    "CLIENT-MAX-TIMEOUT",
 	Title: "a maximum timeout fires whatever the progress",
-	How: "progress-max-timeout: slow reports progress every 100 ms for 30 s; the client's maximum total timeout is 1500 ms. " +
+	How: "progress-max-timeout: slow reports progress every 100 ms for 30 s; the client's maximum total timeout is 2000 ms. " +
 		"The request must be cancelled (by either signal) within 1 s after the maximum.",
 	Rules: merge(
 		sameRule(spec("SHOULD", "implementations SHOULD always enforce a maximum timeout, regardless of progress notifications", pageLifecycle, "cl-lc#7"), legacyVersions...),

@@ -276,12 +276,12 @@ var (
 	scProgressMax = scenario(&Scenario{
 		Name:       "progress-max-timeout",
 		Title:      "a call that reports progress for ever: the idle clock keeps resetting, the maximum fires",
-		Does:       "call slow (progress every 100 ms for 30 s) with timeoutMs 500 reset on progress and maxTotalTimeoutMs 1500",
+		Does:       "call slow (progress every 100 ms for 30 s) with timeoutMs 800 reset on progress and maxTotalTimeoutMs 2000",
 		Transports: allTransports, Versions: Versions,
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 300, "stepMs": 100}, Progress: true,
-				TimeoutMs: ms(500, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(1500, sc),
-				LingerMs: ms(300, sc), DeadlineMs: ms(6000, sc)}
+				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(2000, sc),
+				LingerMs: ms(300, sc), DeadlineMs: ms(7000, sc)}
 		},
 	})
 

@@ -78,7 +78,7 @@ var clientMutantCases = []clientMutantCase{
 		evidence: []string{"was never cancelled", "closed only as the client process ended", "sent no notifications/cancelled"}},
 	{mutant: "wrong-cancel-signal", scenario: "timeout-cancel", transport: "http", want: reports.Fail,
 		evidence: []string{"POSTed notifications/cancelled"}, also: []string{"CLIENT-TIMEOUT-CANCEL"}},
-	{mutant: "one-clock", scenario: "progress-max-timeout", want: reports.Warn, evidence: []string{"maximum timeout was 1500 ms"}},
+	{mutant: "one-clock", scenario: "progress-max-timeout", want: reports.Warn, evidence: []string{"maximum timeout was 2000 ms"}},
 	{mutant: "progress-ignored", scenario: "progress-max-timeout", want: reports.Warn, evidence: []string{"was not reset by progress"}},
 	{mutant: "heartbeat-resets-idle", scenario: "heartbeat-idle", want: reports.Fail, evidence: []string{"comments on its stream reset the idle clock"}},
 	{mutant: "accept-late-response", scenario: "timeout-cancel", want: reports.Warn, evidence: []string{"as the call's outcome"}},
