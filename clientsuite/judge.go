@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -281,6 +282,14 @@ func sessionKey(r *Run, m *Msg) string {
 			}
 		}
 		return fmt.Sprint(n)
+	}
+	if m.Env.Method == "initialize" {
+		// An initialize belongs to the session it creates: the id its
+		// response head hands out.
+		if h := r.View().RespHead[m.Stream]; h != nil {
+			return http.Header(h.Header).Get("Mcp-Session-Id")
+		}
+		return ""
 	}
 	if m.Header != nil {
 		return m.Header.Get("Mcp-Session-Id")
