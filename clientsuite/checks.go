@@ -8,10 +8,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // Spec pages.
 const (
@@ -1049,5 +1046,3 @@ func ScenarioChecks(name string) []*Check {
 	}
 	return out
 }
-
-var _ = reports.Pass

@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -86,7 +87,7 @@ func (r *Run) Negotiated() string {
 		if rep, ok := v.Reply(m.Env.ID, m.Index); ok {
 			var ver string
 			if raw := resultField(rep, "protocolVersion"); raw != nil {
-				_ = jsonUnmarshal(raw, &ver)
+				_ = json.Unmarshal(raw, &ver)
 				if ver != "" {
 					return ver
 				}
@@ -95,7 +96,7 @@ func (r *Run) Negotiated() string {
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
-		_ = jsonUnmarshal(m.Env.Params, &p)
+		_ = json.Unmarshal(m.Env.Params, &p)
 		if p.ProtocolVersion != "" && !strings.HasPrefix(r.Version, "2026") {
 			return p.ProtocolVersion
 		}

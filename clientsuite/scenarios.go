@@ -422,29 +422,27 @@ func loseFirstCall() faultproxy.Rule {
 // loseCall is a fault of this package: it drops every reply carrying the
 // id of the first reply it sees, and lets every other through.
 type loseCall struct {
+	// mu guards id: HTTP streams are relayed concurrently, so Apply may
+	// run on several at once.
+	mu sync.Mutex
 	id jsonrpc.ID
 }
 
-// Apply drops the replies to the first call. The rule engine runs faults
-// one message at a time per link direction, but HTTP streams are relayed
-// concurrently: the id is guarded.
+// Apply drops the replies to the first call.
 func (l *loseCall) Apply(_ context.Context, c faultproxy.Conduit, msg *faultproxy.Message) {
 	id := msg.Envelope().ID
-	loseMu.Lock()
+	l.mu.Lock()
 	if l.id.IsZero() {
 		l.id = id
 	}
 	lost := l.id == id
-	loseMu.Unlock()
+	l.mu.Unlock()
 	if lost {
 		c.Record(msg, "drop", "the answer to the first call is lost (every copy of it)")
 		return
 	}
 	_ = c.Deliver(msg)
 }
-
-// loseMu guards every loseCall (they are few and brief).
-var loseMu sync.Mutex
 
 // isLegacy reports whether v is a 2025 version.
 func isLegacy(v string) bool { return strings.HasPrefix(v, "2025-") }
