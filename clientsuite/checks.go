@@ -77,8 +77,12 @@ var checkTimeoutCancel = &Check{
 		if !ok {
 			if !r.modernHTTP() && c.Stream != "" {
 				if n, closed := r.View().ClientClosed(c.Stream); closed {
-					return Broken, fmt.Sprintf("request %s timed out (timeout %s) and the client closed its response stream %s after it, but sent no notifications/cancelled: in %s a disconnect is not a cancellation",
-						idText(c.Env.ID), msOf(p.Timeout()), msOf(n.At-c.At), r.Version)
+					when := fmt.Sprintf("closed its response stream %s after sending it", msOf(n.At-c.At))
+					if len(r.Clients) > 0 && r.Clients[0].ExitAt > 0 && n.At >= r.Clients[0].ExitAt-r.slack(exitSlack) {
+						when = fmt.Sprintf("let its response stream close only as the process ended, %s after sending it", msOf(n.At-c.At))
+					}
+					return Broken, fmt.Sprintf("request %s (timeout %s): the client sent no notifications/cancelled and %s: in %s a disconnect is not a cancellation",
+						idText(c.Env.ID), msOf(p.Timeout()), when, r.Version)
 				}
 			}
 			if r.modernHTTP() && len(r.View().CancelsOf(c.Env.ID)) > 0 {
