@@ -249,7 +249,7 @@ var checkHeartbeat = &Check{
 	ID:    "CLIENT-HEARTBEAT-NO-RESET",
 	Title: "an SSE comment (a transport heartbeat) does not reset the client's idle clock",
 	How: "heartbeat-idle: slow is silent for 20 s while its stream carries an SSE comment every 100 ms; the client's request timeout " +
-		"is 500 ms, reset on progress. It must cancel within 1 s after the idle timeout, despite the comments.",
+		"is 800 ms, reset on progress. It must cancel within 1 s after the idle timeout, despite the comments.",
 	Rules:      sameRule(seed("MUST NOT", "Do not reset an operation's semantic timeout just because a transport comment arrived (SSE keep-alive comments keep intermediaries from closing an idle connection)."), Versions...),
 	Transports: []string{HTTP},
 	Scenario:   "heartbeat-idle",

@@ -288,12 +288,12 @@ var (
 	scHeartbeat = scenario(&Scenario{
 		Name:       "heartbeat-idle",
 		Title:      "a silent call whose stream carries SSE comments: the idle clock still fires",
-		Does:       "call slow (silent for 20 s, a comment every 100 ms on its stream) with timeoutMs 500 reset on progress",
+		Does:       "call slow (silent for 20 s, a comment every 100 ms on its stream) with timeoutMs 800 reset on progress",
 		Transports: []string{HTTP}, Versions: Versions,
 		Server: Server{Heartbeat: 100 * time.Millisecond},
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 1, "stepMs": 20000}, Progress: true,
-				TimeoutMs: ms(500, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(4000, sc),
+				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(4000, sc),
 				LingerMs: ms(300, sc), DeadlineMs: ms(7000, sc)}
 		},
 	})
