@@ -58,7 +58,9 @@ func (e *lossyExchange) Next(ctx context.Context) (Event, error) {
 	return Event{Kind: EvResponse, Msg: clients.Message{Raw: []byte(`{"jsonrpc":"2.0","id":` + string(e.id) + `,"result":{}}`)}}, nil
 }
 
-func (e *lossyExchange) Cancel(context.Context, string) (Signal, error) { return SignalNotification, nil }
+func (e *lossyExchange) Cancel(context.Context, string) (Signal, error) {
+	return SignalNotification, nil
+}
 
 // TestDoRetriesByClass: a lost safe or keyed call is sent again under a new
 // id with the same params, after the jittered backoff; an unsafe one is
