@@ -1,6 +1,7 @@
 // Package reports turns the results of a conformance run into what people and
-// CI systems read: a console summary, JUnit XML and the stable JSON report
-// (schema mcp-conform/report/v1). It imports nothing else of the harness; the
+// CI systems read: a console summary, JUnit XML, the HTML report, the Markdown
+// CI summary, GitHub workflow annotations and the stable JSON report (schema
+// mcp-conform/report/v1). It imports nothing else of the harness; the
 // suites fill in the model defined here.
 package reports
 
@@ -127,6 +128,11 @@ type Check struct {
 	// Expected is the baseline's reason when this FAIL or WARN is listed
 	// as an expected failure: it does not count toward the exit code.
 	Expected string `json:"expected,omitempty"`
+	// MissingRole names the role of the target manifest whose absence
+	// made the check SKIP ("slow", "mutation", ...): the checks a drafted
+	// manifest (mcp-conform init) would unlock. The JSON report fills it
+	// from the reason the harness gives (MissingRoleReason) when unset.
+	MissingRole string `json:"missingRole,omitempty"`
 }
 
 // Entry is one line of a transcript: a message that crossed the proxy, a fault
@@ -145,6 +151,15 @@ type Entry struct {
 	// Rule and Fault name the rule and fault that acted, for fault entries.
 	Rule  string `json:"rule,omitempty"`
 	Fault string `json:"fault,omitempty"`
+	// Outcome is what became of the message, for fault entries and
+	// synthetic messages: delivered, dropped, held, released, duplicated,
+	// injected, replaced, cut, reset or answered (the proxy's
+	// faultproxy.Outcome). Empty in transcripts recorded before the proxy
+	// wrote it.
+	Outcome string `json:"outcome,omitempty"`
+	// OnProcess marks fault entries of faults that act on the server
+	// process (crash, pause).
+	OnProcess bool `json:"onProcess,omitempty"`
 	// Raw is the message exactly as it crossed, as JSON when it parses and as
 	// a string otherwise (see Text).
 	Raw json.RawMessage `json:"raw,omitempty"`

@@ -336,7 +336,7 @@ func (h *H) run(body func(h *H)) (v verdict) {
 	}
 	for _, role := range h.check.Roles {
 		if _, ok := h.target.Roles[role]; !ok {
-			h.Skip(fmt.Sprintf("the target manifest declares no %q role", role))
+			h.Skip(reports.MissingRoleReason(role))
 		}
 	}
 	sctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
@@ -600,6 +600,10 @@ func toReportEntry(e faultproxy.Entry) reports.Entry {
 	re := reports.Entry{
 		AtMs: float64(e.At.Microseconds()) / 1000, Kind: string(e.Kind), Dir: string(e.Dir),
 		Rule: e.Rule, Fault: e.Fault, Text: e.Text, Stream: e.Stream,
+		OnProcess: e.OnProcess,
+	}
+	if e.Outcome != 0 {
+		re.Outcome = e.Outcome.String()
 	}
 	if e.Kind == faultproxy.EntryMessage || e.Kind == faultproxy.EntryFault {
 		re.Seq = e.Seq
