@@ -256,7 +256,7 @@ func buildPage(r *Report, opts HTMLOptions) htmlPage {
 			}
 			ref := htmlCheckRef{Check: c, Anchor: anchorOf[i]}
 			if !keepsTranscript(c.Status) && c.Status != Skip && len(c.Transcript) > 0 {
-				ref.Diagram = template.HTML(sequenceDiagram(c.Transcript, opts.MaxDiagramRows).SVG) // escaped by sequenceDiagram
+				ref.Diagram = template.HTML(sequenceDiagramLanes(c.Transcript, opts.MaxDiagramRows, lanesOf(r)).SVG) // escaped by sequenceDiagram
 			}
 			s.Checks = append(s.Checks, ref)
 			if !slices.Contains(s.Transports, c.Transport) {
@@ -273,7 +273,7 @@ func buildPage(r *Report, opts HTMLOptions) htmlPage {
 			hc.Specs = append(hc.Specs, specRef{Path: s, Href: specHref(base, s)})
 		}
 		if keepsTranscript(c.Status) && len(c.Transcript) > 0 {
-			d := sequenceDiagram(c.Transcript, opts.MaxDiagramRows)
+			d := sequenceDiagramLanes(c.Transcript, opts.MaxDiagramRows, lanesOf(r))
 			hc.Evidence = true
 			hc.Diagram = template.HTML(d.SVG) // escaped by sequenceDiagram
 			hc.Omitted = d.Omitted

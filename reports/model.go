@@ -100,6 +100,11 @@ type Target struct {
 	// accepted (its checks ran in them) and which it refused (not
 	// checked), with the reason.
 	Versions []TargetVersion `json:"versions,omitempty"`
+	// UnderTest is UnderTestClient when the report grades a client
+	// (`mcp-conform client`): the transcripts' client lane is then the
+	// program under test and the server lane mcp-conform's. Empty: a
+	// server is under test.
+	UnderTest string `json:"underTest,omitempty"`
 }
 
 // VersionStatus says whether a server accepted a protocol version.
@@ -126,6 +131,9 @@ type TargetVersion struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// UnderTestClient is Target.UnderTest of a report on an MCP client.
+const UnderTestClient = "client"
+
 // Check is the result of one check against the target.
 type Check struct {
 	ID     string   `json:"id"`
@@ -138,6 +146,8 @@ type Check struct {
 	// Target names the target the check ran against, in a report merged
 	// from runs of several targets (else empty: the report's target).
 	Target string `json:"target,omitempty"`
+	// Clauses are the ids of docs/CLAUSES.md the check enforces.
+	Clauses []string `json:"clauses,omitempty"`
 	// Transport is the transport the check ran on ("stdio", "http").
 	Transport string `json:"transport,omitempty"`
 	// ProtocolVersion is the version the check ran in.

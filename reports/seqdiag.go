@@ -69,6 +69,30 @@ type diagram struct {
 // row saying how many entries were left out. Every piece of text is escaped:
 // nothing from the target can become markup.
 func sequenceDiagram(entries []Entry, maxRows int) diagram {
+	return sequenceDiagramLanes(entries, maxRows, serverLanes)
+}
+
+// lanes names the three lanes of a diagram.
+type lanes [3]string
+
+// serverLanes are the lanes of a report on a server (the harness is the
+// client); clientLanes those of a report on a client (`mcp-conform
+// client`: the client is the program under test, the server mcp-conform's).
+var (
+	serverLanes = lanes{"client (harness)", "fault proxy", "server"}
+	clientLanes = lanes{"client (under test)", "fault proxy", "server (mcp-conform)"}
+)
+
+// lanesOf are the lanes of r's diagrams.
+func lanesOf(r *Report) lanes {
+	if r.Target.UnderTest == UnderTestClient {
+		return clientLanes
+	}
+	return serverLanes
+}
+
+// sequenceDiagramLanes is sequenceDiagram with the lanes named.
+func sequenceDiagramLanes(entries []Entry, maxRows int, names lanes) diagram {
 	if maxRows <= 0 {
 		maxRows = DefaultMaxDiagramRows
 	}
@@ -113,7 +137,7 @@ func sequenceDiagram(entries []Entry, maxRows int) diagram {
 	for _, l := range []struct {
 		x    int
 		name string
-	}{{laneClient, "client (harness)"}, {laneProxy, "fault proxy"}, {laneServer, "server"}} {
+	}{{laneClient, names[0]}, {laneProxy, names[1]}, {laneServer, names[2]}} {
 		fmt.Fprintf(&b, `<rect x="%d" y="6" width="140" height="22" rx="4" fill="#f3f4f6" stroke="%s"/>`, l.x-70, colLane)
 		fmt.Fprintf(&b, `<text x="%d" y="21" text-anchor="middle" font-weight="bold" fill="#111827">%s</text>`, l.x, esc(l.name))
 		fmt.Fprintf(&b, `<line x1="%d" y1="28" x2="%d" y2="%d" stroke="%s" stroke-dasharray="3 3"/>`, l.x, l.x, height-6, colLane)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,7 +80,16 @@ type Options struct {
 	Reason string
 	// CancelTimeout bounds sending the cancellation, default 5 s.
 	CancelTimeout time.Duration
+	// Defect switches on one deliberate bug (the client mutants of
+	// `mcp-conform client`); NoDefect is the correct client. The client
+	// acts on the defects of its clocks, cancellation, late responses,
+	// progress tokens and retries.
+	Defect Defect
 }
+
+// lateWait is how long the accept-late-response defect waits, after a
+// timeout, for a late response to return as the outcome.
+const lateWait = 2 * time.Second
 
 // Client is the reliable client: each Call runs under a Coordinator and,
 // when a clock expires, the transport's cancellation is sent and whatever
@@ -93,6 +103,10 @@ type Client struct {
 	stop   context.CancelFunc
 	pumps  sync.WaitGroup
 	closed atomic.Bool
+
+	// firstID is the id of the first call (the reuse-request-id defect).
+	firstMu sync.Mutex
+	firstID jsonrpc.ID
 }
 
 // New returns a client over t.
@@ -144,10 +158,47 @@ type Outcome struct {
 // the terminal state. ctx's end is the caller's cancellation: the
 // transport's cancellation is sent, as on a timeout.
 func (c *Client) Call(ctx context.Context, method string, params map[string]any) Outcome {
+	return c.call(ctx, method, params, "")
+}
+
+// idStarter is a Transport that can send a request under a given id.
+type idStarter interface {
+	StartID(ctx context.Context, id jsonrpc.ID, method string, params map[string]any, token jsonrpc.ID) (Exchange, error)
+}
+
+// call is Call under id when id is set and the transport can choose (the
+// reissue-same-id defect); a fresh id otherwise.
+func (c *Client) call(ctx context.Context, method string, params map[string]any, id jsonrpc.ID) Outcome {
 	start := time.Now()
-	token := jsonrpc.StringID(fmt.Sprintf("%s-%d", c.opts.ID, c.n.Add(1)))
+	n := c.n.Add(1)
+	if c.opts.Defect == SharedProgressToken {
+		n = 1
+	}
+	token := jsonrpc.StringID(fmt.Sprintf("%s-%d", c.opts.ID, n))
 	out := Outcome{Token: token}
-	ex, err := c.t.Start(ctx, method, params, token)
+	var (
+		ex  Exchange
+		err error
+	)
+	if c.opts.Defect == ReuseRequestID {
+		// The defect: every call after the first reuses its id (the lock
+		// makes a concurrent second call wait for the first's).
+		c.firstMu.Lock()
+		if id.IsZero() {
+			id = c.firstID
+		}
+	}
+	if st, ok := c.t.(idStarter); ok && !id.IsZero() {
+		ex, err = st.StartID(ctx, id, method, params, token)
+	} else {
+		ex, err = c.t.Start(ctx, method, params, token)
+	}
+	if err == nil && c.opts.Defect == ReuseRequestID && c.firstID.IsZero() {
+		c.firstID = ex.ID()
+	}
+	if c.opts.Defect == ReuseRequestID {
+		c.firstMu.Unlock()
+	}
 	if err != nil {
 		out.State, out.Err = Failed, fmt.Errorf("reliable: start %s: %w", method, err)
 		return out
@@ -157,20 +208,28 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 		once sync.Once
 		sent = make(chan struct{})
 	)
-	sendCancel := func() {
+	sendCancel := func(st State) {
 		once.Do(func() {
+			defer close(sent)
+			if st.TimedOut() && c.opts.Defect == NoCancelOnTimeout {
+				return // the defect: stop waiting, say nothing
+			}
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.CancelTimeout)
 			defer cancel()
 			out.Signal, out.SignalErr = ex.Cancel(cctx, c.opts.Reason)
-			close(sent)
 		})
 	}
-	co := NewCoordinator(c.opts.Idle, c.opts.Max, func(State) { sendCancel() })
+	idle, maxT := c.opts.Idle, c.opts.Max
+	if c.opts.Defect == OneClock {
+		maxT = 0 // the idle clock alone, reset by progress
+	}
+	co := NewCoordinator(idle, maxT, sendCancel)
 	out.Coordinator = co
 	var (
 		mu   sync.Mutex
 		resp clients.Message
 		perr error
+		late = make(chan clients.Message, 1)
 	)
 	c.pumps.Add(1)
 	go func() {
@@ -187,13 +246,26 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 			}
 			switch ev.Kind {
 			case EvProgress:
-				co.Progress()
+				if c.opts.Defect == ProgressIgnored {
+					co.Heartbeat() // seen, but it resets nothing
+				} else {
+					co.Progress()
+				}
 			case EvHeartbeat:
-				co.Heartbeat()
+				if c.opts.Defect == HeartbeatResets {
+					co.Progress()
+				} else {
+					co.Heartbeat()
+				}
 			case EvResponse:
 				mu.Lock()
 				if co.Complete() {
 					resp = ev.Msg
+				} else {
+					select {
+					case late <- ev.Msg:
+					default:
+					}
 				}
 				mu.Unlock()
 				return
@@ -204,16 +276,29 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 	case <-co.Done():
 	case <-ctx.Done():
 		if co.Cancel() {
-			sendCancel()
+			sendCancel(Cancelled)
 		}
 	}
 	out.State = co.State()
-	out.Elapsed = time.Since(start)
 	if out.State.TimedOut() || out.State == Cancelled {
 		<-sent
 	}
+	if out.State.TimedOut() && c.opts.Defect == AcceptLateResponse {
+		t := time.NewTimer(lateWait)
+		select {
+		case m := <-late:
+			out.State, out.Response = Completed, m // the defect: a late answer taken as the outcome
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	out.Elapsed = time.Since(start)
 	mu.Lock()
-	out.Response, out.Err = resp, perr
+	if out.Response.Raw == nil {
+		out.Response = resp
+	}
+	out.Err = perr
 	mu.Unlock()
 	return out
 }
@@ -221,23 +306,33 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 // ---- stdio ----
 
 // Stdio is the stdio transport: a clients.Wire after negotiation.
-type Stdio struct{ W *clients.Wire }
+type Stdio struct {
+	W *clients.Wire
+	// Defect: the stdio transport acts on CancelWrongID.
+	Defect Defect
+}
 
 // Start implements Transport.
 func (s Stdio) Start(ctx context.Context, method string, params map[string]any, token jsonrpc.ID) (Exchange, error) {
+	return s.StartID(ctx, s.W.NewID(), method, params, token)
+}
+
+// StartID sends the request under id.
+func (s Stdio) StartID(ctx context.Context, id jsonrpc.ID, method string, params map[string]any, token jsonrpc.ID) (Exchange, error) {
 	from := s.W.Len()
-	p, err := s.W.Start(ctx, s.W.NewID(), method, s.W.ProgressParams(token, params))
+	p, err := s.W.Start(ctx, id, method, s.W.ProgressParams(token, params))
 	if err != nil {
 		return nil, err
 	}
-	return &stdioExchange{w: s.W, p: p, token: token, from: from}, nil
+	return &stdioExchange{w: s.W, p: p, token: token, from: from, defect: s.Defect}, nil
 }
 
 type stdioExchange struct {
-	w     *clients.Wire
-	p     *clients.Pending
-	token jsonrpc.ID
-	from  int
+	w      *clients.Wire
+	p      *clients.Pending
+	token  jsonrpc.ID
+	from   int
+	defect Defect
 }
 
 func (e *stdioExchange) ID() jsonrpc.ID { return e.p.ID() }
@@ -260,50 +355,146 @@ func (e *stdioExchange) Next(ctx context.Context) (Event, error) {
 // Cancel sends notifications/cancelled: the only signal on stdio, in every
 // version.
 func (e *stdioExchange) Cancel(ctx context.Context, reason string) (Signal, error) {
-	err := e.w.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": e.p.ID().Raw(), "reason": reason})
+	err := e.w.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": cancelRef(e.p.ID(), e.defect).Raw(), "reason": reason})
 	return SignalNotification, err
+}
+
+// cancelRef is the id a cancellation names: the request's own, or with the
+// cancel-wrong-id defect one the client never sent.
+func cancelRef(id jsonrpc.ID, d Defect) jsonrpc.ID {
+	if d != CancelWrongID {
+		return id
+	}
+	var n int64
+	if _, err := fmt.Sscan(string(id), &n); err == nil {
+		return jsonrpc.IntID(n + 1000)
+	}
+	return jsonrpc.StringID(string(id) + "-never-sent")
 }
 
 // ---- Streamable HTTP ----
 
 // HTTP is the Streamable HTTP transport: a clients.HTTPWire after
-// negotiation.
-type HTTP struct{ W *clients.HTTPWire }
+// negotiation. Besides sending requests it keeps two duties of the
+// transport's client: a 2025 response stream that breaks before its
+// response is resumed with GET and Last-Event-ID (transports.mdx
+// §Resumability and Redelivery), after the stream's retry field (§Sending
+// Messages to the Server, 6: the client "MUST respect the retry field") or
+// a jittered backoff, whichever is longer; and an HTTP 404 to a request
+// carrying a session id starts a new session ("the client MUST start a new
+// session by sending a new InitializeRequest without a session ID
+// attached") and sends the request again there. A 2026-07-28 stream that
+// breaks fails the call: the client re-issues it with a new id (Client.Do).
+type HTTP struct {
+	W *clients.HTTPWire
+	// ClientID seeds the jitter of the backoff before a resumption
+	// (default "reliable"); use the Client's Options.ID.
+	ClientID string
+	// Resumes bounds the resumptions of one request's stream; zero means
+	// 2, negative none.
+	Resumes int
+	// Defect: the HTTP transport acts on WrongCancelSignal, CancelWrongID,
+	// NoResume, IgnoreSSERetry, NoJitter and NoReinitOn404.
+	Defect Defect
+}
 
 // Start implements Transport.
 func (h HTTP) Start(ctx context.Context, method string, params map[string]any, token jsonrpc.ID) (Exchange, error) {
-	call, err := h.W.Start(ctx, h.W.NewID(), method, h.W.ProgressParams(token, params))
+	return h.StartID(ctx, h.W.NewID(), method, params, token)
+}
+
+// StartID sends the request under id.
+func (h HTTP) StartID(ctx context.Context, id jsonrpc.ID, method string, params map[string]any, token jsonrpc.ID) (Exchange, error) {
+	hadSession := h.W.SessionID() != ""
+	call, err := h.W.Start(ctx, id, method, h.W.ProgressParams(token, params))
 	if err != nil {
 		return nil, err
 	}
-	return &httpExchange{w: h.W, call: call, token: token}, nil
+	if call.Status() == http.StatusNotFound && hadSession && h.W.Session().Era == clients.EraLegacy && h.Defect != NoReinitOn404 {
+		// The session is gone: a new initialize (Negotiate sends none of
+		// the old session id), then the request again, under a new id.
+		call.Close()
+		if _, err := h.W.Negotiate(ctx, h.W.Session().Version); err != nil {
+			return nil, fmt.Errorf("reliable: new session after HTTP 404: %w", err)
+		}
+		id = h.W.NewID()
+		if call, err = h.W.Start(ctx, id, method, h.W.ProgressParams(token, params)); err != nil {
+			return nil, err
+		}
+	}
+	resumes := h.Resumes
+	switch {
+	case resumes == 0:
+		resumes = 2
+	case resumes < 0:
+		resumes = 0
+	}
+	cid := h.ClientID
+	if cid == "" {
+		cid = "reliable"
+	}
+	return &httpExchange{w: h.W, call: call, id: id, token: token, maxResumes: resumes, clientID: cid, defect: h.Defect}, nil
 }
 
 type httpExchange struct {
 	w     *clients.HTTPWire
-	call  *clients.HTTPCall
+	id    jsonrpc.ID
 	token jsonrpc.ID
-	from  int
-	done  bool
+	// call is the stream being read: the POST's, or a GET resumption of
+	// it.
+	call *clients.HTTPCall
+	from int
+	done bool
+
+	maxResumes, resumes int
+	clientID            string
+	defect              Defect
+	// retry is the last retry field seen on the request's streams (ms);
+	// hasRetry says whether one was.
+	retry    int
+	hasRetry bool
+	// cancelled is set once the client cancelled: a stream it closed
+	// itself is not resumed.
+	cancelled atomic.Bool
+	// mu guards call: Next (the client's pump) replaces it on a
+	// resumption while Cancel (a clock's goroutine) may close it.
+	mu sync.Mutex
 }
 
-func (e *httpExchange) ID() jsonrpc.ID { return e.call.ID() }
+func (e *httpExchange) current() *clients.HTTPCall {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.call
+}
+
+func (e *httpExchange) ID() jsonrpc.ID { return e.id }
 
 func (e *httpExchange) Next(ctx context.Context) (Event, error) {
 	if e.done {
 		return Event{}, fmt.Errorf("%w: response already delivered", clients.ErrConnEnded)
 	}
 	for {
-		ev, err := e.call.WaitEvent(ctx, e.from, func(clients.StreamEvent) bool { return true })
+		call := e.current()
+		ev, err := call.WaitEvent(ctx, e.from, func(clients.StreamEvent) bool { return true })
 		if err != nil {
 			// A JSON (non-SSE) body has no events: its response is the body.
-			if m, ok := e.call.Response(); ok && errors.Is(err, clients.ErrConnEnded) {
+			if m, ok := call.Response(); ok && errors.Is(err, clients.ErrConnEnded) {
 				e.done = true
 				return Event{Kind: EvResponse, Msg: m}, nil
+			}
+			if errors.Is(err, clients.ErrConnEnded) && e.resumable() {
+				rerr := e.resume(ctx)
+				if rerr == nil {
+					continue
+				}
+				return Event{}, fmt.Errorf("%w (resumption failed: %v)", err, rerr)
 			}
 			return Event{}, err
 		}
 		e.from++
+		if ev.HasRetry {
+			e.retry, e.hasRetry = ev.Retry, true
+		}
 		if ev.IsComment {
 			return Event{Kind: EvHeartbeat}, nil
 		}
@@ -311,9 +502,9 @@ func (e *httpExchange) Next(ctx context.Context) (Event, error) {
 			continue
 		}
 		env := jsonrpc.Parse([]byte(ev.Data))
-		m := clients.Message{Seq: ev.Seq, At: ev.At, Raw: []byte(ev.Data), Env: env, Stream: e.call.Stream(), EventID: ev.ID}
+		m := clients.Message{Seq: ev.Seq, At: ev.At, Raw: []byte(ev.Data), Env: env, Stream: call.Stream(), EventID: ev.ID}
 		switch {
-		case env.Kind.IsReply() && env.ID == e.call.ID():
+		case env.Kind.IsReply() && env.ID == e.id:
 			e.done = true
 			return Event{Kind: EvResponse, Msg: m}, nil
 		case env.Method == "notifications/progress" && env.ProgressToken == e.token:
@@ -322,13 +513,76 @@ func (e *httpExchange) Next(ctx context.Context) (Event, error) {
 	}
 }
 
+// resumable reports whether the ended stream may be resumed: a 2025
+// session, a stream that gave an event id, resumptions left, and a stream
+// the client did not close itself.
+func (e *httpExchange) resumable() bool {
+	return e.defect != NoResume && !e.cancelled.Load() && e.resumes < e.maxResumes &&
+		e.w.Session().Era == clients.EraLegacy && e.current().LastEventID() != ""
+}
+
+// resume waits (the retry field, or a jittered backoff, whichever is
+// longer) and opens GET with Last-Event-ID; the resumed stream replaces
+// the ended one.
+func (e *httpExchange) resume(ctx context.Context) error {
+	wait := Backoff(e.clientID, e.resumes)
+	if e.defect == NoJitter {
+		wait = 0
+	}
+	if e.hasRetry && e.defect != IgnoreSSERetry {
+		wait = max(wait, time.Duration(e.retry)*time.Millisecond)
+	}
+	e.resumes++
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	if e.cancelled.Load() {
+		return errors.New("cancelled while waiting to resume")
+	}
+	g, err := e.w.OpenGET(ctx, e.current().LastEventID())
+	if err != nil {
+		return fmt.Errorf("GET with Last-Event-ID: %w", err)
+	}
+	if g.Status() != http.StatusOK || !g.IsSSE() {
+		g.Close()
+		return fmt.Errorf("GET with Last-Event-ID: HTTP %d, want 200 with an event stream", g.Status())
+	}
+	e.mu.Lock()
+	e.call, e.from = g, 0
+	e.mu.Unlock()
+	if e.cancelled.Load() {
+		g.Close() // cancelled while the GET was being opened
+	}
+	return nil
+}
+
 // Cancel sends the negotiated era's cancellation: in 2026-07-28 it closes
 // the response stream (the close is the cancellation, no notification); in
-// 2025 it POSTs notifications/cancelled and leaves the stream open.
+// 2025 it POSTs notifications/cancelled and leaves the stream open. The
+// wrong-cancel-signal defect swaps the two.
 func (e *httpExchange) Cancel(ctx context.Context, reason string) (Signal, error) {
-	how, err := e.w.Cancel(ctx, e.call, reason)
-	if how == "stream-close" {
-		return SignalStreamClose, err
+	e.cancelled.Store(true)
+	modern := e.w.Session().Era == clients.EraModern
+	if e.defect == WrongCancelSignal {
+		modern = !modern
+	}
+	if modern {
+		e.current().Close()
+		return SignalStreamClose, nil
+	}
+	params := map[string]any{"requestId": cancelRef(e.id, e.defect).Raw()}
+	if reason != "" {
+		params["reason"] = reason
+	}
+	status, err := e.w.Notify(ctx, "notifications/cancelled", params)
+	if err == nil && status != http.StatusAccepted {
+		err = fmt.Errorf("%w: notifications/cancelled answered HTTP %d, want 202", clients.ErrUnexpectedStatus, status)
 	}
 	return SignalNotification, err
 }

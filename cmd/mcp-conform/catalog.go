@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/internal/describe"
 	"github.com/mcp-conform/mcp-conform/suites"
@@ -28,6 +29,10 @@ func newExplainCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ok := suites.Lookup(args[0])
+			if cc, isClient := clientsuite.Lookup(args[0]); !ok && isClient {
+				describe.ExplainClient(cmd.OutOrStdout(), cc)
+				return nil
+			}
 			if !ok {
 				return usageError{fmt.Errorf("no check %q (see 'mcp-conform list')", args[0])}
 			}

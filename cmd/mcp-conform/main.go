@@ -89,5 +89,6 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.AddCommand(newVersionCmd(), newSummaryCmd())
 	root.AddCommand(newInitCmd())
 	root.AddCommand(newReportCmd())
+	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	return root
 }

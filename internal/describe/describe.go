@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
-// List writes every check: id, level by version, versions, transports,
+// List writes every check (the server catalog, then the CLIENT checks): id, level by version, versions, transports,
 // roles and the spec page of its newest version.
 func List(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -25,6 +25,7 @@ func List(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, levels(c), strings.Join(vs, ","),
 			strings.Join(c.Transports, ","), orDash(strings.Join(c.Roles, ",")), c.Rules[vs[0]].Spec)
 	}
+	listClientChecks(tw)
 	return tw.Flush()
 }
 
