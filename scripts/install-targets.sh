@@ -14,7 +14,9 @@
 # SDK, in its own nested Go module pinned by its go.mod/go.sum) into
 # .targets/bin/gosdk-server (git-ignored). Needs go; the build is skipped when
 # the sources, go.mod, go.sum and the go version are unchanged since the last
-# build (--force rebuilds).
+# build (--force rebuilds). gosdk-server includes the drop-in test tools of
+# testtools/gosdk (a nested module of its own, by a replace directive),
+# switched on by MCP_CONFORM_TEST_TOOLS=1 (fixtures/targets/gosdk-testtools*.yaml).
 #
 # It copies fixtures/targets/ts-server (a small server on the official TypeScript
 # SDK, plain ES modules, no build step) into .targets/ts-server/ (git-ignored),
@@ -94,11 +96,14 @@ else
 fi
 
 # gosdk-server: a nested Go module (its own go.mod/go.sum), so building it never
-# touches the root module. Same stamp idea: sources + go.mod + go.sum + go version.
+# touches the root module. It uses testtools/gosdk (another nested module, by a
+# replace directive). Same stamp idea: both modules' sources + go.mod + go.sum +
+# go version.
 gosrc="$root/fixtures/targets/gosdk-server"
 gobin="$prefix/bin/gosdk-server"
 gostamp="$prefix/bin/.gosdk-server.stamp"
-gowant="$(cd "$gosrc" && cat go.mod go.sum *.go | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
+gotools="$root/testtools/gosdk"
+gowant="$({ (cd "$gosrc" && cat go.mod go.sum *.go); (cd "$gotools" && cat go.mod go.sum *.go); } | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
 if [ "$force" -eq 0 ] && [ -x "$gobin" ] && [ -f "$gostamp" ] && [ "$(cat "$gostamp")" = "$gowant" ]; then
   : # already built
 else
