@@ -21,12 +21,16 @@
 # It copies fixtures/targets/ts-server (a small server on the official TypeScript
 # SDK, plain ES modules, no build step) into .targets/ts-server/ (git-ignored),
 # where node finds the SDK and zod pinned in .targets/package.json; the copy is
-# refreshed on every run (a few kB).
+# refreshed on every run (a few kB). It imports @mcp-conform/testtools
+# (testtools/ts, the drop-in test tools, switched on by MCP_CONFORM_TEST_TOOLS=1
+# in fixtures/targets/ts-testtools*.yaml), which is copied into
+# .targets/node_modules/@mcp-conform/testtools the same way.
 #
 # On success it prints, one per line, "NAME VERSION ENTRY" where ENTRY is the
 # server's entry file (or binary) relative to the repository root, e.g.
 #   server-everything 2026.8.31 .targets/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 #   gosdk-server v1.8.0 .targets/bin/gosdk-server
+#   testtools-ts 0.1.0 .targets/node_modules/@mcp-conform/testtools/index.js
 #   ts-server 1.32.2 .targets/ts-server/server.mjs
 set -euo pipefail
 
@@ -44,7 +48,7 @@ force=0
 case "${1:-}" in
   --force) force=1 ;;
   "") ;;
-  -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-targets: unknown argument: $1" >&2; exit 2 ;;
 esac
 
@@ -114,6 +118,19 @@ else
   printf '%s\n' "$gowant" >"$gostamp"
 fi
 
+# @mcp-conform/testtools (testtools/ts): the drop-in test tools for TypeScript
+# SDK servers, copied (not linked: a symlink's real path would not find the
+# SDK, its peer dependency) into node_modules where ts-server imports it and
+# its tests find the SDK; refreshed on every run (a few kB), after npm ci,
+# which would remove it.
+ttsrc="$root/testtools/ts"
+ttdst="$prefix/node_modules/@mcp-conform/testtools"
+rm -rf "$ttdst"
+mkdir -p "$ttdst/test"
+cp "$ttsrc"/package.json "$ttsrc"/*.js "$ttsrc"/*.d.ts "$ttsrc"/README.md "$ttdst"/
+cp "$ttsrc"/test/*.js "$ttdst"/test/
+for f in "$ttdst"/*.js; do node --check "$f" >&2; done
+
 # ts-server: plain ES modules run by node against the SDK installed above.
 tssrc="$root/fixtures/targets/ts-server"
 tsdst="$prefix/ts-server"
@@ -128,5 +145,6 @@ for t in "${targets[@]}"; do
   version="$(node -p "require(process.argv[1]).version" "$prefix/node_modules/$pkg/package.json")"
   echo "$name $version .targets/node_modules/$pkg/$entry"
 done
+echo "testtools-ts $(node -p "require(process.argv[1]).version" "$ttdst/package.json") .targets/node_modules/@mcp-conform/testtools/index.js"
 echo "ts-server $(node -p "require(process.argv[1]).version" "$prefix/node_modules/@modelcontextprotocol/sdk/package.json") .targets/ts-server/server.mjs"
 echo "gosdk-server $(awk '{for (i = 1; i < NF; i++) if ($i == "github.com/modelcontextprotocol/go-sdk") {print $(i+1); exit}}' "$gosrc/go.mod") .targets/bin/gosdk-server"

@@ -63,7 +63,7 @@ type LookupResult struct {
 	Result any `json:"result,omitempty"`
 }
 
-func (t *tools) addMutation(s *mcp.Server) {
+func (t *Tools) addMutation(s *mcp.Server) {
 	write, stats := t.name(NameWrite), t.name(NameStats)
 	mcp.AddTool(s, &mcp.Tool{
 		Name: write,
@@ -105,7 +105,7 @@ func (t *tools) addMutation(s *mcp.Server) {
 
 // write is the keyed mutation: claim, then commit the effect with its
 // result; a claim lost to an earlier call answers from the record.
-func (t *tools) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs) (*mcp.CallToolResult, any, error) {
+func (t *Tools) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs) (*mcp.CallToolResult, any, error) {
 	name := t.name(NameWrite)
 	if in.OperationKey == "" || len(in.OperationKey) > maxKey {
 		return nil, nil, fmt.Errorf("operation_key must be 1 to %d characters", maxKey)

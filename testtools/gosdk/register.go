@@ -94,17 +94,16 @@ type Options struct {
 // Switched reports whether the environment switches the tools on.
 func Switched() bool { return os.Getenv(EnvSwitch) == "1" }
 
-// Register adds the test tools to server when opts.Enabled is set or the
-// environment switches them on (MCP_CONFORM_TEST_TOOLS=1), and reports
-// whether it did. It fails when the store named by MCP_CONFORM_TEST_STORE
-// cannot be opened. A tool of the server's with the same name as one of
-// these is replaced (the SDK's AddTool): choose Options.Prefix to avoid it.
-func Register(server *mcp.Server, opts Options) (bool, error) {
+// New returns the test tools' shared state (the store, and the probe's
+// record of tagged work) when opts.Enabled is set or the environment
+// switches them on (MCP_CONFORM_TEST_TOOLS=1); nil when off. Add them with
+// AddTo to every *mcp.Server that serves a session: a server whose HTTP
+// handler makes a new *mcp.Server per request or session shares one Tools
+// among them, so the probe sees the work of every session. It fails when
+// the store named by MCP_CONFORM_TEST_STORE cannot be opened.
+func New(opts Options) (*Tools, error) {
 	if !opts.Enabled && !Switched() {
-		return false, nil
-	}
-	if server == nil {
-		return false, errors.New("testtools: nil server")
+		return nil, nil
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
@@ -122,7 +121,7 @@ func Register(server *mcp.Server, opts Options) (bool, error) {
 		if path := os.Getenv(EnvStore); path != "" {
 			fs, err := OpenFileStore(path)
 			if err != nil {
-				return false, fmt.Errorf("testtools: %s: %w", EnvStore, err)
+				return nil, fmt.Errorf("testtools: %s: %w", EnvStore, err)
 			}
 			opts.Store = fs
 		} else {
@@ -130,19 +129,42 @@ func Register(server *mcp.Server, opts Options) (bool, error) {
 			opts.Logf("testtools: the mutation's store is in memory (not durable); set %s or Options.Store", EnvStore)
 		}
 	}
-	t := &tools{opts: opts, work: newWorkLog()}
-	t.addSlow(server)
-	t.addMutation(server)
-	opts.Logf("testtools: test tools %s* registered (%s=1 or Options.Enabled): never ship them enabled", opts.Prefix, EnvSwitch)
+	opts.Logf("testtools: test tools %s* switched on (%s=1 or Options.Enabled): never ship them enabled", opts.Prefix, EnvSwitch)
+	return &Tools{opts: opts, work: newWorkLog()}, nil
+}
+
+// Register adds the test tools to server when opts.Enabled is set or the
+// environment switches them on (MCP_CONFORM_TEST_TOOLS=1), and reports
+// whether it did: New(opts), then AddTo(server). A tool of the server's with
+// the same name as one of these is replaced (the SDK's AddTool): choose
+// Options.Prefix to avoid it.
+func Register(server *mcp.Server, opts Options) (bool, error) {
+	t, err := New(opts)
+	if t == nil || err != nil {
+		return false, err
+	}
+	if server == nil {
+		return false, errors.New("testtools: nil server")
+	}
+	t.AddTo(server)
 	return true, nil
 }
 
-// tools is one registration's state.
-type tools struct {
+// Tools is the test tools' state, shared by every server they are added to.
+type Tools struct {
 	opts Options
 	work *workLog
 }
 
-func (t *tools) name(n string) string { return t.opts.Prefix + n }
+// AddTo adds the five tools to server.
+func (t *Tools) AddTo(server *mcp.Server) {
+	t.addSlow(server)
+	t.addMutation(server)
+}
+
+// Store is the mutation's store.
+func (t *Tools) Store() Store { return t.opts.Store }
+
+func (t *Tools) name(n string) string { return t.opts.Prefix + n }
 
 func ptr[T any](v T) *T { return &v }

@@ -20,15 +20,23 @@ import (
 // notifications go to onProgress.
 func session(t *testing.T, opts Options, onProgress func(*mcp.ProgressNotificationParams)) *mcp.ClientSession {
 	t.Helper()
+	return sessionWith(t, func(s *mcp.Server) {
+		if _, err := Register(s, opts); err != nil {
+			t.Fatal(err)
+		}
+	}, onProgress)
+}
+
+// sessionWith is session with the tools added by add.
+func sessionWith(t *testing.T, add func(*mcp.Server), onProgress func(*mcp.ProgressNotificationParams)) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	s := mcp.NewServer(&mcp.Implementation{Name: "testtools-test", Version: "0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "own", Description: "the server's own tool"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "own"}}}, nil, nil
 	})
-	if _, err := Register(s, opts); err != nil {
-		t.Fatal(err)
-	}
+	add(s)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)
 	if err != nil {
@@ -121,6 +129,33 @@ func TestSwitch(t *testing.T) {
 				t.Errorf("tools %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestShared: one Tools added to two servers (one per HTTP session, as a
+// per-request server factory does) shares the probe and the store.
+func TestShared(t *testing.T) {
+	t.Setenv(EnvSwitch, "")
+	if tools, err := New(Options{}); tools != nil || err != nil {
+		t.Fatalf("New without the switch: %v %v", tools, err)
+	}
+	tools, err := New(Options{Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := sessionWith(t, tools.AddTo, nil), sessionWith(t, tools.AddTo, nil)
+	call(t, a, "conform_slow", map[string]any{"steps": 2, "stepMs": 1, "tag": "shared"})
+	var st WorkState
+	structured(t, call(t, b, "conform_probe", map[string]any{"tag": "shared"}), &st)
+	if !st.Finished {
+		t.Errorf("the other server's probe: %+v", st)
+	}
+	first := call(t, a, "conform_write", map[string]any{"operation_key": "shared-key", "note": "n"})
+	if again := call(t, b, "conform_write", map[string]any{"operation_key": "shared-key", "note": "n"}); text(again) != text(first) {
+		t.Errorf("the other server: %s, first %s", text(again), text(first))
+	}
+	if n, _ := tools.Store().Executions(context.Background(), "shared-key"); n != 1 {
+		t.Errorf("%d executions, want 1", n)
 	}
 }
 

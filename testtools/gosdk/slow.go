@@ -73,7 +73,7 @@ func (l *workLog) get(tag string) WorkState {
 	return WorkState{Tag: tag}
 }
 
-func (t *tools) addSlow(s *mcp.Server) {
+func (t *Tools) addSlow(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name: t.name(NameSlow),
 		Description: "Test tool (mcp-conform): runs steps x stepMs milliseconds and sends a progress notification after each step " +
@@ -97,7 +97,7 @@ func (t *tools) addSlow(s *mcp.Server) {
 // boundary, after the step's timer too (a select with both ready picks
 // either), so a cancelled call runs no further step and sends no further
 // progress.
-func (t *tools) slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.CallToolResult, any, error) {
+func (t *Tools) slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.CallToolResult, any, error) {
 	steps, stepMs := in.Steps, in.StepMs
 	if steps == 0 {
 		steps = 5
