@@ -3,7 +3,7 @@
 // across real processes. Run where node finds the SDK: scripts/install-targets.sh
 // copies the package into .targets/node_modules/@mcp-conform/testtools, then
 //   node --test .targets/node_modules/@mcp-conform/testtools/test/
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,7 +18,15 @@ import { ClaimLostError, ENV_STORE, ENV_SWITCH, FileStore, MemoryStore, createTe
 const here = path.dirname(fileURLToPath(import.meta.url));
 const storeModule = path.join(here, '..', 'store.js');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'testtools-'));
+const dirs = [];
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'testtools-'));
+  dirs.push(d);
+  return d;
+};
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 /** connect registers the tools on a new McpServer (beside one of its own) and returns a connected Client. */
 async function connect(t, options, env = {}, register = registerTestTools) {
