@@ -14,17 +14,23 @@
 # SDK, in its own nested Go module pinned by its go.mod/go.sum) into
 # .targets/bin/gosdk-server (git-ignored). Needs go; the build is skipped when
 # the sources, go.mod, go.sum and the go version are unchanged since the last
-# build (--force rebuilds).
+# build (--force rebuilds). gosdk-server includes the drop-in test tools of
+# testtools/gosdk (a nested module of its own, by a replace directive),
+# switched on by MCP_CONFORM_TEST_TOOLS=1 (fixtures/targets/gosdk-testtools*.yaml).
 #
 # It copies fixtures/targets/ts-server (a small server on the official TypeScript
 # SDK, plain ES modules, no build step) into .targets/ts-server/ (git-ignored),
 # where node finds the SDK and zod pinned in .targets/package.json; the copy is
-# refreshed on every run (a few kB).
+# refreshed on every run (a few kB). It imports @mcp-conform/testtools
+# (testtools/ts, the drop-in test tools, switched on by MCP_CONFORM_TEST_TOOLS=1
+# in fixtures/targets/ts-testtools*.yaml), which is copied into
+# .targets/node_modules/@mcp-conform/testtools the same way.
 #
 # On success it prints, one per line, "NAME VERSION ENTRY" where ENTRY is the
 # server's entry file (or binary) relative to the repository root, e.g.
 #   server-everything 2026.8.31 .targets/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 #   gosdk-server v1.8.0 .targets/bin/gosdk-server
+#   testtools-ts 0.1.0 .targets/node_modules/@mcp-conform/testtools/index.js
 #   ts-server 1.32.2 .targets/ts-server/server.mjs
 set -euo pipefail
 
@@ -42,7 +48,7 @@ force=0
 case "${1:-}" in
   --force) force=1 ;;
   "") ;;
-  -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-targets: unknown argument: $1" >&2; exit 2 ;;
 esac
 
@@ -94,11 +100,14 @@ else
 fi
 
 # gosdk-server: a nested Go module (its own go.mod/go.sum), so building it never
-# touches the root module. Same stamp idea: sources + go.mod + go.sum + go version.
+# touches the root module. It uses testtools/gosdk (another nested module, by a
+# replace directive). Same stamp idea: both modules' sources + go.mod + go.sum +
+# go version.
 gosrc="$root/fixtures/targets/gosdk-server"
 gobin="$prefix/bin/gosdk-server"
 gostamp="$prefix/bin/.gosdk-server.stamp"
-gowant="$(cd "$gosrc" && cat go.mod go.sum *.go | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
+gotools="$root/testtools/gosdk"
+gowant="$({ (cd "$gosrc" && cat go.mod go.sum *.go); (cd "$gotools" && cat go.mod go.sum *.go); } | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
 if [ "$force" -eq 0 ] && [ -x "$gobin" ] && [ -f "$gostamp" ] && [ "$(cat "$gostamp")" = "$gowant" ]; then
   : # already built
 else
@@ -108,6 +117,19 @@ else
   (cd "$gosrc" && GOWORK=off go build -o "$gobin" .) >&2
   printf '%s\n' "$gowant" >"$gostamp"
 fi
+
+# @mcp-conform/testtools (testtools/ts): the drop-in test tools for TypeScript
+# SDK servers, copied (not linked: a symlink's real path would not find the
+# SDK, its peer dependency) into node_modules where ts-server imports it and
+# its tests find the SDK; refreshed on every run (a few kB), after npm ci,
+# which would remove it.
+ttsrc="$root/testtools/ts"
+ttdst="$prefix/node_modules/@mcp-conform/testtools"
+rm -rf "$ttdst"
+mkdir -p "$ttdst/test"
+cp "$ttsrc"/package.json "$ttsrc"/*.js "$ttsrc"/*.d.ts "$ttsrc"/README.md "$ttdst"/
+cp "$ttsrc"/test/*.js "$ttdst"/test/
+for f in "$ttdst"/*.js; do node --check "$f" >&2; done
 
 # ts-server: plain ES modules run by node against the SDK installed above.
 tssrc="$root/fixtures/targets/ts-server"
@@ -123,5 +145,6 @@ for t in "${targets[@]}"; do
   version="$(node -p "require(process.argv[1]).version" "$prefix/node_modules/$pkg/package.json")"
   echo "$name $version .targets/node_modules/$pkg/$entry"
 done
+echo "testtools-ts $(node -p "require(process.argv[1]).version" "$ttdst/package.json") .targets/node_modules/@mcp-conform/testtools/index.js"
 echo "ts-server $(node -p "require(process.argv[1]).version" "$prefix/node_modules/@modelcontextprotocol/sdk/package.json") .targets/ts-server/server.mjs"
 echo "gosdk-server $(awk '{for (i = 1; i < NF; i++) if ($i == "github.com/modelcontextprotocol/go-sdk") {print $(i+1); exit}}' "$gosrc/go.mod") .targets/bin/gosdk-server"

@@ -24,6 +24,19 @@ for platform in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 
 done
 go test -race -count=1 -timeout 30m ./... "$@"
 
+# The drop-in test tools (testtools/, README.md in each): the Go package is a
+# nested module of its own, outside ./...; the npm package's tests run where
+# install-targets.sh copied it, beside the SDK it needs.
+(
+  cd testtools/gosdk
+  GOWORK=off go vet ./...
+  for platform in windows/amd64 darwin/arm64; do
+    GOOS=${platform%/*} GOARCH=${platform#*/} CGO_ENABLED=0 GOWORK=off go build ./... || { echo "testtools/gosdk: cross build $platform failed" >&2; exit 1; }
+  done
+  GOWORK=off go test -race -count=1 ./...
+)
+node --test .targets/node_modules/@mcp-conform/testtools/test/
+
 # Fuzz targets, each for a bounded time (FUZZTIME, default 10s), one after
 # the other once the unit tests passed; seed corpora live in each package's
 # testdata/fuzz/.

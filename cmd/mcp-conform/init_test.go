@@ -480,3 +480,102 @@ func TestInitUsage(t *testing.T) {
 		t.Errorf("nothing listening: exit %d, stderr %q, draft %q; want exit 2, an error and no draft", r.code, r.stderr, r.yaml)
 	}
 }
+
+// testToolsTarget is a real server with mcp-conform's drop-in test tools
+// switched on (testtools/gosdk, testtools/ts), init is pointed at.
+type testToolsTarget struct {
+	name, needs, manifest, transport string
+	// argv starts the server: for stdio, init's --stdio command; for HTTP,
+	// a server that prints its URL first on stdout.
+	argv func(root string) []string
+}
+
+var testToolsInitTargets = []testToolsTarget{
+	{name: "gosdk-testtools", needs: ".targets/bin/gosdk-server", manifest: "gosdk-testtools.yaml", transport: "stdio",
+		argv: func(root string) []string { return []string{filepath.Join(root, ".targets/bin/gosdk-server")} }},
+	{name: "gosdk-testtools-http", needs: ".targets/bin/gosdk-server", manifest: "gosdk-testtools-http.yaml", transport: "http",
+		argv: func(root string) []string {
+			return []string{filepath.Join(root, ".targets/bin/gosdk-server"), "--http", "127.0.0.1:0", "--stateless", "--propagate-cancel", "--cross-origin-protection"}
+		}},
+	{name: "ts-testtools", needs: ".targets/node_modules/@mcp-conform/testtools/index.js", manifest: "ts-testtools.yaml", transport: "stdio",
+		argv: func(root string) []string {
+			return []string{"node", filepath.Join(root, ".targets/ts-server/server.mjs")}
+		}},
+	{name: "ts-testtools-http", needs: ".targets/node_modules/@mcp-conform/testtools/index.js", manifest: "ts-testtools-http.yaml", transport: "http",
+		argv: func(root string) []string {
+			return []string{"node", filepath.Join(root, ".targets/ts-server/server.mjs"), "--http", "127.0.0.1:0"}
+		}},
+}
+
+// TestInitProposesTestTools: `mcp-conform init` (no --try-tools) against
+// the go-sdk and TS SDK servers with the drop-in test tools switched on
+// proposes, unaided, the slow role on conform_slow with its instrumented
+// probe, the mutation on conform_write keyed by operation_key with its
+// execution-count probe, and the lookup — the roles of the testtools
+// manifests but flood and silent, which no heuristic can tell from a slow
+// tool — beside the servers' own tools, and unlocks every check those roles
+// unlock in the manifest; it never calls the mutation (the store stays
+// empty).
+func TestInitProposesTestTools(t *testing.T) {
+	root := repoRoot(t)
+	catalog := suites.Catalog()
+	want := map[string]suites.Role{
+		"slow":     {Tool: "conform_slow", Probe: map[string]any{"tool": "conform_probe", "tag": "tag"}},
+		"mutation": {Tool: "conform_write", Key: "operation_key", Probe: map[string]any{"tool": "conform_write_stats", "field": "executions"}},
+		"lookup":   {Tool: "conform_lookup"},
+	}
+	for _, tc := range testToolsInitTargets {
+		t.Run(tc.name, func(t *testing.T) {
+			needTarget(t, filepath.Join(root, tc.needs))
+			limitParallel(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			store := filepath.Join(t.TempDir(), "conform-store.json")
+			env := []string{"MCP_CONFORM_TEST_TOOLS=1", "MCP_CONFORM_TEST_STORE=" + store,
+				"GOSDK_LEDGER=" + filepath.Join(t.TempDir(), "ledger.db"), "ORDER_LEDGER=" + filepath.Join(t.TempDir(), "orders.json")}
+			var args []string
+			if tc.transport == "stdio" {
+				args = []string{"--stdio", strings.Join(tc.argv(root), " ")}
+			} else {
+				args = []string{"--url", serveHTTP(t, ctx, tc.argv(root), env, root, "")}
+			}
+			r := initCLI(t, 90*time.Second, env, args...)
+			if r.code != 0 {
+				t.Fatalf("init exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			got, err := suites.LoadManifest(r.path)
+			if err != nil {
+				t.Fatalf("the draft does not load: %v\n%s", err, r.yaml)
+			}
+			for name, w := range want {
+				g, ok := got.Roles[name]
+				if !ok || g.Tool != w.Tool || g.Key != w.Key || fmt.Sprint(g.Probe) != fmt.Sprint(w.Probe) {
+					t.Errorf("role %s: drafted %+v (present %v), want tool %s key %q probe %v\n%s", name, g, ok, w.Tool, w.Key, w.Probe, r.yaml)
+				}
+			}
+			hand, err := suites.LoadManifest(filepath.Join(root, "fixtures/targets", tc.manifest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var handRoles []string
+			for _, n := range roleNames(hand) {
+				if n != "flood" && n != "silent" {
+					handRoles = append(handRoles, n)
+				}
+			}
+			have := draft.Unlocked(catalog, tc.transport, roleNames(got))
+			for _, id := range draft.Unlocked(catalog, tc.transport, handRoles) {
+				if !slices.Contains(have, id) {
+					t.Errorf("%s: unlocked by %s's roles %v, not by the draft's %v", id, tc.manifest, handRoles, roleNames(got))
+				}
+			}
+			if _, err := os.Stat(store); err == nil {
+				b, _ := os.ReadFile(store)
+				if !bytes.Contains(b, []byte(`"totalExecutions":0`)) {
+					t.Errorf("init without --try-tools ran the mutation: the store holds %s", b)
+				}
+			}
+			t.Logf("%s: drafted roles %v unlock %d checks on %s", tc.name, roleNames(got), len(have), tc.transport)
+		})
+	}
+}

@@ -33,6 +33,12 @@ var realTargets = []struct{ name, needs string }{
 	{"gosdk-http-stateless", ".targets/bin/gosdk-server"},
 	{"ts-stdio", ".targets/ts-server/server.mjs"},
 	{"ts-http", ".targets/ts-server/server.mjs"},
+	// The same servers with mcp-conform's drop-in test tools switched on
+	// (testtools/gosdk, testtools/ts): every role a conform_* tool.
+	{"gosdk-testtools", ".targets/bin/gosdk-server"},
+	{"gosdk-testtools-http", ".targets/bin/gosdk-server"},
+	{"ts-testtools", ".targets/node_modules/@mcp-conform/testtools/index.js"},
+	{"ts-testtools-http", ".targets/node_modules/@mcp-conform/testtools/index.js"},
 }
 
 // realVersions are the protocol versions each real target is tried in.
