@@ -162,7 +162,7 @@ func TestPropose(t *testing.T) {
 		check func(t *testing.T, d *Draft)
 	}{
 		{"nothing", list(`{"name":"echo","annotations":{"readOnlyHint":true},"inputSchema":{"properties":{"text":{"type":"string"}}}}`), map[string]string{}, nil},
-		{"only read-only tools are slow", list(slowRW, slowNone, slowRO), map[string]string{"slow": "slow"}, func(t *testing.T, d *Draft) {
+		{"only read-only tools are slow", list(slowRW, slowNone, slowRO), map[string]string{"slow": "slow", "flood": "slow"}, func(t *testing.T, d *Draft) {
 			if p := d.Proposal("slow"); len(p.Others) != 0 {
 				t.Errorf("slow's other candidates %v: tools not annotated read-only are never candidates", p.Others)
 			}
@@ -199,7 +199,7 @@ func TestPropose(t *testing.T) {
 				t.Errorf("flood arguments %v", p.Arguments)
 			}
 		}},
-		{"silent only when it says so", list(slowRO, silent), map[string]string{"slow": "slow", "silent": "idle_wait"}, nil},
+		{"silent only when it says so", list(slowRO, silent), map[string]string{"slow": "slow", "flood": "slow", "silent": "idle_wait"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Propose(tc.tools, "stdio")
@@ -290,5 +290,35 @@ func TestUnlocked(t *testing.T) {
 func TestCallerTimeoutDefault(t *testing.T) {
 	if c := NewCaller(nil, nil, CallReadOnly, 0); c.timeout != 15*time.Second {
 		t.Errorf("default call timeout %s", c.timeout)
+	}
+}
+
+// TestSlowStandsIn: with no tool that says it floods or stays silent, a
+// read-only slow tool with a steps count and a per-step duration stands in
+// for both — many short steps for the flood, one long step (HTTP only) for
+// the silent call — and a tool without a steps count stands in for neither.
+func TestSlowStandsIn(t *testing.T) {
+	slow := `{"name":"slow","description":"sends progress after each step","annotations":{"readOnlyHint":true},"inputSchema":{"properties":{"steps":{"type":"integer"},"stepMs":{"type":"integer","minimum":5}}}}`
+	noSteps := `{"name":"wait","description":"reports progress","annotations":{"readOnlyHint":true},"inputSchema":{"properties":{"seconds":{"type":"number"}}}}`
+	tools := func(raw ...string) []Tool {
+		var ts []Tool
+		for _, r := range raw {
+			ts = append(ts, tool(t, r))
+		}
+		return ts
+	}
+	d := Propose(tools(slow), "http")
+	f, s := d.Proposal("flood"), d.Proposal("silent")
+	if f == nil || !equalJSON(f.Arguments, map[string]any{"steps": 400, "stepMs": 5}) {
+		t.Errorf("flood %+v: want slow with 400 steps of the shortest step its schema allows", f)
+	}
+	if s == nil || !equalJSON(s.Arguments, map[string]any{"steps": 1, "stepMs": 3000}) {
+		t.Errorf("silent %+v: want slow with one 3 s step", s)
+	}
+	if d := Propose(tools(slow), "stdio"); d.Proposal("silent") != nil {
+		t.Errorf("silent proposed on stdio (SSE-HEARTBEAT runs on HTTP only)")
+	}
+	if d := Propose(tools(noSteps), "http"); d.Proposal("flood") != nil || d.Proposal("silent") != nil {
+		t.Errorf("a tool without a steps count stood in: flood %+v silent %+v", d.Proposal("flood"), d.Proposal("silent"))
 	}
 }
