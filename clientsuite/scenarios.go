@@ -420,7 +420,7 @@ func (l *loseCall) Apply(_ context.Context, c faultproxy.Conduit, msg *faultprox
 	lost := l.id == id
 	loseMu.Unlock()
 	if lost {
-		c.Record(msg, "drop", "the answer to the first call is lost (every copy of it)")
+		c.Record(msg, "drop", faultproxy.OutcomeDropped, "the answer to the first call is lost (every copy of it)")
 		return
 	}
 	_ = c.Deliver(msg)

@@ -54,11 +54,7 @@ const passedHistory = 4096
 func (c *core) markPassed(msg *Message) {
 	c.pmu.Lock()
 	if len(c.delivered) >= 2*passedHistory {
-		dropped := len(c.delivered) - passedHistory
-		kept := copy(c.delivered, c.delivered[dropped:])
-		clear(c.delivered[kept:])
-		c.delivered = c.delivered[:kept]
-		c.trimmed += dropped
+		c.delivered = keepLast(c.delivered, passedHistory, &c.trimmed)
 	}
 	c.delivered = append(c.delivered, msg)
 	if c.passed != nil {
@@ -73,9 +69,7 @@ func (c *core) markPassed(msg *Message) {
 // control API's reset).
 func (c *core) ForgetPassed() {
 	c.pmu.Lock()
-	c.trimmed += len(c.delivered)
-	clear(c.delivered)
-	c.delivered = c.delivered[:0]
+	c.delivered = keepLast(c.delivered, 0, &c.trimmed)
 	c.pmu.Unlock()
 }
 
@@ -127,7 +121,7 @@ func (c *core) apply(msg *Message, s sink) {
 		_ = s.deliver(msg, false)
 		return
 	}
-	sel.fault.Apply(c.ctx, &conduit{c: c, s: s, rule: sel.name, rng: sel.rng}, msg)
+	sel.fault.Apply(c.ctx, &conduit{c: c, s: s, rule: sel.name, fault: sel.fault, rng: sel.rng}, msg)
 }
 
 // StreamControl acts on the HTTP response stream a message belongs to.
@@ -145,13 +139,27 @@ type StreamControl interface {
 	ReplaceStatus(code int, body []byte) bool
 }
 
+// streamOf returns the response stream of msg for a fault that uses one
+// (CapStream). Where the transport has none (stdio, WebSocket) it records,
+// in the fault's entry, what the fault does instead, and returns nil.
+func streamOf(c Conduit, msg *Message, fault string, instead Outcome, text string) StreamControl {
+	st := c.Stream()
+	if st == nil {
+		c.Record(msg, fault, instead, text)
+	}
+	return st
+}
+
 // conduit is the Conduit a fault gets for one message.
 type conduit struct {
-	c    *core
-	s    sink
-	rule string
-	rng  *rand.Rand
+	c     *core
+	s     sink
+	rule  string
+	fault Fault
+	rng   *rand.Rand
 }
+
+var _ Conduit = (*conduit)(nil)
 
 func (c *conduit) Deliver(msg *Message) error             { return c.s.deliver(msg, true) }
 func (c *conduit) Inject(dir Direction, raw []byte) error { return c.s.inject(dir, raw) }
@@ -170,8 +178,10 @@ func (c *conduit) Signal(sig Signal) error {
 	return c.c.signal(sig)
 }
 
-func (c *conduit) Record(msg *Message, fault, text string) {
-	c.c.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Stream: msg.Stream, Rule: c.rule, Fault: fault, Text: text})
+func (c *conduit) Record(msg *Message, fault string, o Outcome, text string) {
+	ft, _ := FaultTypeOf(c.fault)
+	c.c.tr.Add(Entry{Kind: EntryFault, Dir: msg.Dir, Seq: msg.Seq, Stream: msg.Stream, Rule: c.rule, Fault: fault, Text: text,
+		Outcome: o, OnProcess: ft.Needs&CapProcess != 0})
 }
 
 func (c *conduit) Go(fn func(ctx context.Context)) {

@@ -222,6 +222,8 @@ type stdioSink struct {
 	dir Direction
 }
 
+var _ sink = stdioSink{}
+
 func (s stdioSink) deliver(msg *Message, flush bool) error { return s.l.deliver(msg, flush) }
 func (s stdioSink) inject(dir Direction, raw []byte) error { return s.l.Inject(dir, raw) }
 func (s stdioSink) pending() *sync.WaitGroup               { return s.l.pending[s.dir] }
@@ -243,7 +245,7 @@ func (l *Link) deliver(msg *Message, flush bool) error {
 // Inject sends a synthetic message in dir, recorded like any message.
 func (l *Link) Inject(dir Direction, raw []byte) error {
 	msg := &Message{Seq: l.seq.Add(1), Dir: dir, Raw: raw, At: l.tr.Since(), Synthetic: true}
-	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Fault: "inject"})
+	l.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Fault: "inject", Outcome: OutcomeInjected})
 	return l.Deliver(msg)
 }
 

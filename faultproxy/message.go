@@ -1,12 +1,3 @@
-// Package faultproxy is the fault-injection engine of mcp-conform: it stands
-// between an MCP client and the server under test, frames the traffic into
-// JSON-RPC messages, records every message in a transcript and applies
-// faults (drop, delay, hold-until, duplicate, inject, crash, pause) chosen by
-// rules. With no rule active it is byte-transparent and keeps order.
-//
-// The shape follows Shopify's toxiproxy: a Link carries messages both ways,
-// a Rule is a Match and a Fault, and each fault is a small type with one
-// method.
 package faultproxy
 
 import (

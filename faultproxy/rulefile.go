@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -25,10 +27,11 @@ import (
 //	    fault: {holdUntil: {dir: s2c, kind: response}, max: 10s}
 //
 // Ids and progress tokens are written as JSON values: id: 3 is the number,
-// id: "3" the string. Faults: drop, delay, holdUntil (+max), duplicate,
-// inject (+injectDir, before, replace), crash (+deliverFirst), pause, pass,
-// and on HTTP: cut (+deliver), reset, buffer (bytes), throttle (bytes/s),
-// status (+body). A rule may also carry probability (fire on a matching
+// id: "3" the string. Faults (FaultTypes lists them, each registered in its
+// own file fault_*.go): drop, delay, holdUntil (+max), duplicate, inject
+// (+injectDir, before, replace), crash (+deliverFirst), pause, pass, and on
+// HTTP: cut (+deliver), reset, buffer (bytes), throttle (bytes/s), status
+// (+body). A rule may also carry probability (fire on a matching
 // message with this probability, drawn from the rule's own source) and seed
 // (that source's seed; zero derives one from the name). The control API of
 // package faultproxy/control takes the same schema, one rule at a time or a
@@ -67,7 +70,8 @@ type MatchSpec struct {
 	Comment       bool         `yaml:"comment,omitempty" json:"comment,omitempty"`
 }
 
-// FaultSpec is the written form of a Fault: exactly one fault field set.
+// FaultSpec is the written form of a Fault: exactly one fault named (each
+// fault's file registers the keys it reads; see RegisterFault).
 type FaultSpec struct {
 	Pass         bool       `yaml:"pass,omitempty" json:"pass,omitempty"`
 	Drop         bool       `yaml:"drop,omitempty" json:"drop,omitempty"`
@@ -89,6 +93,11 @@ type FaultSpec struct {
 	Throttle     int        `yaml:"throttle,omitempty" json:"throttle,omitempty"`
 	Status       int        `yaml:"status,omitempty" json:"status,omitempty"`
 	Body         string     `yaml:"body,omitempty" json:"body,omitempty"`
+	// Params holds the keys of faults registered with keys of their own,
+	// which have no field above (key → value as written); Param decodes
+	// one. The fields above are those of the faults this package had
+	// before faults registered themselves; they stay for Go callers.
+	Params map[string]any `yaml:",inline" json:"-"`
 }
 
 // Duration is a time.Duration written as Go duration text ("150ms", "2s")
@@ -275,74 +284,110 @@ func idValue(v any) (jsonrpc.ID, error) {
 	}
 }
 
+// fault builds the one fault the spec names, asking every registered fault
+// whether the spec names it.
 func (fs FaultSpec) fault() (Fault, error) {
+	for k := range fs.Params {
+		if !isFaultKey(k) {
+			return nil, fmt.Errorf("unknown fault field %q (a fault has: %s)", k, strings.Join(faultKeys(), ", "))
+		}
+	}
 	var faults []Fault
-	if fs.Pass {
-		faults = append(faults, Pass{})
-	}
-	if fs.Drop {
-		faults = append(faults, Drop{})
-	}
-	if fs.Delay != nil {
-		if *fs.Delay < 0 {
-			return nil, errors.New("delay must not be negative")
+	for _, ft := range FaultTypes() {
+		if ft.Parse == nil {
+			continue
 		}
-		faults = append(faults, Delay{For: time.Duration(*fs.Delay)})
-	}
-	if fs.HoldUntil != nil {
-		m, err := fs.HoldUntil.match()
+		f, ok, err := ft.Parse(fs)
 		if err != nil {
-			return nil, fmt.Errorf("holdUntil: %w", err)
+			return nil, err
 		}
-		faults = append(faults, HoldUntil{Until: m, Max: time.Duration(fs.Max)})
-	}
-	if fs.Duplicate > 0 {
-		faults = append(faults, Duplicate{Count: fs.Duplicate})
-	}
-	if fs.Inject != nil {
-		switch fs.InjectDir {
-		case "", ClientToServer, ServerToClient:
-		default:
-			return nil, fmt.Errorf("injectDir %q: want c2s or s2c", fs.InjectDir)
+		if ok {
+			faults = append(faults, f)
 		}
-		faults = append(faults, Inject{Dir: fs.InjectDir, Raw: []byte(*fs.Inject), Before: fs.Before, Replace: fs.Replace})
-	}
-	if fs.Crash {
-		faults = append(faults, Crash{DeliverFirst: fs.DeliverFirst})
-	}
-	if fs.Pause != nil {
-		faults = append(faults, Pause{For: time.Duration(*fs.Pause)})
-	}
-	if fs.Cut {
-		faults = append(faults, Cut{Deliver: fs.Deliver})
-	}
-	if fs.Reset {
-		faults = append(faults, Reset{})
-	}
-	if fs.Buffer != nil {
-		if *fs.Buffer < 0 {
-			return nil, errors.New("buffer must not be negative")
-		}
-		faults = append(faults, Buffer{Bytes: *fs.Buffer})
-	}
-	if fs.Throttle < 0 {
-		return nil, errors.New("throttle must not be negative")
-	}
-	if fs.Throttle > 0 {
-		faults = append(faults, Throttle{BytesPerSecond: fs.Throttle})
-	}
-	if fs.Status != 0 {
-		if fs.Status < 100 || fs.Status > 599 {
-			return nil, fmt.Errorf("status %d is not an HTTP status", fs.Status)
-		}
-		faults = append(faults, Status{Code: fs.Status, Body: []byte(fs.Body)})
 	}
 	switch len(faults) {
 	case 0:
-		return nil, errors.New("no fault (drop, delay, holdUntil, duplicate, inject, crash, pause, cut, reset, buffer, throttle, status or pass)")
+		return nil, fmt.Errorf("no fault (%s)", faultNames())
 	case 1:
 		return faults[0], nil
 	default:
 		return nil, errors.New("more than one fault in one rule; write one rule per fault")
 	}
+}
+
+// Param decodes the written value of key into v (as a rule file would
+// decode it: durations as text, ids as JSON values), for a fault whose key
+// has no field in FaultSpec. It reports false when the spec lacks key.
+func (fs FaultSpec) Param(key string, v any) (bool, error) {
+	raw, ok := fs.Params[key]
+	if !ok {
+		return false, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", key, err)
+	}
+	if err := decodeStrict(b, v); err != nil {
+		return true, fmt.Errorf("%s: %w", key, err)
+	}
+	return true, nil
+}
+
+// faultSpecFields is FaultSpec without its methods, for the JSON codec.
+type faultSpecFields FaultSpec
+
+// MarshalJSON writes the fields, then the Params of faults registered
+// with keys of their own.
+func (fs FaultSpec) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(faultSpecFields(fs))
+	if err != nil || len(fs.Params) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(fs.Params))
+	for k := range fs.Params {
+		if !specKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out bytes.Buffer
+	out.Write(b[:len(b)-1])
+	for i, k := range keys {
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(fs.Params[k])
+		if err != nil {
+			return nil, fmt.Errorf("fault field %s: %w", k, err)
+		}
+		if i > 0 || len(b) > 2 {
+			out.WriteByte(',')
+		}
+		out.Write(kb)
+		out.WriteByte(':')
+		out.Write(vb)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+// UnmarshalJSON reads the fields, and keys without a field into Params.
+func (fs *FaultSpec) UnmarshalJSON(b []byte) error {
+	var plain faultSpecFields
+	if err := json.Unmarshal(b, &plain); err != nil {
+		return err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k, v := range all {
+		if specKeys[k] {
+			continue
+		}
+		if plain.Params == nil {
+			plain.Params = map[string]any{}
+		}
+		plain.Params[k] = v
+	}
+	*fs = FaultSpec(plain)
+	return nil
 }

@@ -285,8 +285,10 @@ type Conduit interface {
 	WaitPassed(ctx context.Context, m Match) error
 	// Signal sends sig to the server's process group.
 	Signal(sig Signal) error
-	// Record writes a fault entry for msg in the transcript.
-	Record(msg *Message, fault, text string)
+	// Record writes a fault entry for msg in the transcript: the name the
+	// entry shows (drop, hold, release …), what became of msg, and a
+	// sentence for people.
+	Record(msg *Message, fault string, o Outcome, text string)
 	// Go runs fn on its own goroutine, bounded by the link's lifetime.
 	Go(fn func(ctx context.Context))
 	// Rand is the firing rule's own seeded random source.

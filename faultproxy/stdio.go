@@ -1,16 +1,12 @@
 package faultproxy
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -39,88 +35,38 @@ type StdioOptions struct {
 }
 
 // Stdio is a server child process behind a link. The process runs in its
-// own process group, so crash and pause faults reach every process it
-// started, and Close reaps them all.
+// own process group (it is a Process), so crash and pause faults reach
+// every process it started, and Close reaps them all.
 type Stdio struct {
 	*Link
-	cmd    *exec.Cmd
-	pgid   int
-	client *clientConn
-	grace  time.Duration
-
-	stderrDone chan struct{}
-	exited     chan struct{}
-	exitErr    error
-	closeOnce  sync.Once
+	proc      *Process
+	client    *clientConn
+	grace     time.Duration
+	closeOnce sync.Once
 }
 
 // StartStdio starts the server command behind a new link.
 func StartStdio(ctx context.Context, opts StdioOptions) (*Stdio, error) {
-	if len(opts.Command) == 0 {
-		return nil, errors.New("faultproxy: empty server command")
-	}
 	tr := NewTranscript(opts.TranscriptSink)
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
-	cmd.Env = append(os.Environ(), opts.Env...)
-	cmd.Dir = opts.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			_ = f.Close()
-		}
-	}
-	pipe := func() (*os.File, *os.File, error) {
-		r, w, err := os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
+	proc, ends, err := startProcess(ProcessOptions{Command: opts.Command, Env: opts.Env, Dir: opts.Dir, Transcript: tr, Tee: opts.StderrTee}, true)
 	if err != nil {
-		return nil, fmt.Errorf("faultproxy: stdin pipe: %w", err)
+		return nil, err
 	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("faultproxy: stdout pipe: %w", err)
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("faultproxy: stderr pipe: %w", err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("faultproxy: start %q: %w", strings.Join(opts.Command, " "), err)
-	}
-	// The child has its copies; ours of its ends must go so EOF propagates.
-	_ = inR.Close()
-	_ = outW.Close()
-	_ = errW.Close()
-	tr.Add(Entry{Kind: EntryProcess, Text: fmt.Sprintf("started pid %d: %s", cmd.Process.Pid, strings.Join(opts.Command, " "))})
-
-	s := &Stdio{cmd: cmd, pgid: cmd.Process.Pid, grace: opts.Grace, stderrDone: make(chan struct{}), exited: make(chan struct{})}
+	s := &Stdio{proc: proc, grace: opts.Grace}
 	if s.grace <= 0 {
 		s.grace = 2 * time.Second
 	}
-	go s.readStderr(tr, errR, opts.StderrTee)
-	go s.wait(tr)
-
 	clientIn, clientOut := opts.ClientIn, opts.ClientOut
 	if clientIn == nil || clientOut == nil {
 		cc, pin, pout, err := newClientConn()
 		if err != nil {
-			_ = s.signalGroup(syscall.SIGKILL)
+			_ = proc.Signal(sigKill)
 			return nil, err
 		}
 		s.client = cc
 		clientIn, clientOut = pin, pout
 	}
-	s.Link = newLink(ctx, clientIn, inW, outR, clientOut, tr, opts.Rules, opts.Options, s.signalGroup)
+	s.Link = newLink(ctx, clientIn, ends.stdin, ends.stdout, clientOut, tr, opts.Rules, opts.Options, proc.Signal)
 	return s, nil
 }
 
@@ -135,52 +81,13 @@ func (s *Stdio) Client() io.ReadWriteCloser {
 }
 
 // Pid returns the server's process id (also its process group id).
-func (s *Stdio) Pid() int { return s.pgid }
+func (s *Stdio) Pid() int { return s.proc.Pid() }
 
 // Exited is closed when the server process has exited.
-func (s *Stdio) Exited() <-chan struct{} { return s.exited }
+func (s *Stdio) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // ExitErr is the process's exit status, valid after Exited is closed.
-func (s *Stdio) ExitErr() error {
-	<-s.exited
-	return s.exitErr
-}
-
-func (s *Stdio) signalGroup(sig Signal) error {
-	if err := syscall.Kill(-s.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("faultproxy: signal %v to group %d: %w", sig, s.pgid, err)
-	}
-	return nil
-}
-
-func (s *Stdio) readStderr(tr *Transcript, r *os.File, tee io.Writer) {
-	defer close(s.stderrDone)
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			if tee != nil {
-				_, _ = io.WriteString(tee, line)
-			}
-			tr.Add(Entry{Kind: EntryStderr, Text: strings.TrimRight(line, "\r\n")})
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (s *Stdio) wait(tr *Transcript) {
-	err := s.cmd.Wait()
-	s.exitErr = err
-	status := "exited with status 0"
-	if err != nil {
-		status = "exited: " + err.Error()
-	}
-	tr.Add(Entry{Kind: EntryProcess, Text: status})
-	close(s.exited)
-}
+func (s *Stdio) ExitErr() error { return s.proc.ExitErr() }
 
 // Close ends the session the way the stdio transport says a client should:
 // close the server's stdin, wait for it to exit, then SIGTERM and SIGKILL
@@ -192,37 +99,24 @@ func (s *Stdio) Close() error {
 			_ = s.client.closeWrite()
 		}
 		s.Link.out[ClientToServer].close()
-		if !s.waitExit(s.grace) {
-			_ = s.signalGroup(syscall.SIGTERM)
-			if !s.waitExit(s.grace / 2) {
-				_ = s.signalGroup(syscall.SIGKILL)
-				s.waitExit(5 * time.Second)
+		p := s.proc
+		if !p.waitExit(s.grace) {
+			_ = p.Signal(sigTerm)
+			if !p.waitExit(s.grace / 2) {
+				_ = p.Signal(sigKill)
+				p.waitExit(5 * time.Second)
 			}
 		}
 		// Reap anything the server left behind in its group.
-		_ = s.signalGroup(syscall.SIGKILL)
+		_ = p.Signal(sigKill)
 		s.Link.cancel()
 		if s.client != nil {
 			_ = s.client.Close()
 		}
 		s.Link.close(5 * time.Second)
-		select {
-		case <-s.stderrDone:
-		case <-time.After(time.Second):
-		}
+		p.waitLines(time.Second)
 	})
 	return nil
-}
-
-func (s *Stdio) waitExit(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.exited:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // clientConn is the in-process client end: it reads what the proxy sends

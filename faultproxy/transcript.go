@@ -50,8 +50,77 @@ type Entry struct {
 	// Rule and Fault name what acted, for fault entries.
 	Rule  string `json:"rule,omitempty"`
 	Fault string `json:"fault,omitempty"`
+	// Outcome is what became of the message, for fault entries (as of
+	// that entry: a held message's later entry says released or dropped)
+	// and for synthetic messages (injected). A message with no fault entry
+	// was relayed as it came.
+	Outcome Outcome `json:"outcome,omitempty"`
+	// OnProcess marks the fault entries of faults that act on the server
+	// process (their registration needs CapProcess: crash, pause).
+	OnProcess bool `json:"onProcess,omitempty"`
 	// Text is a stderr line, a process event or a note.
 	Text string `json:"text,omitempty"`
+}
+
+// Outcome is what the proxy did with a message, recorded in its fault
+// entries so that a reader (the report's sequence diagram) needs no
+// sentence to tell. It is written as its name ("dropped"); the zero
+// Outcome, none recorded, is left out.
+type Outcome uint8
+
+// The outcomes. Those for which Stopped is true mean that the message
+// never left the proxy.
+const (
+	_                 Outcome = iota
+	OutcomeDelivered          // went on; a fault acted on it (or its stream) and let it through
+	OutcomeDropped            // swallowed, or lost with the server or with the link while held
+	OutcomeHeld               // waits at the proxy; a later entry says released or dropped
+	OutcomeReleased           // a held message went on
+	OutcomeDuplicated         // delivered more than once
+	OutcomeInjected           // a synthetic message the proxy sent (on message entries)
+	OutcomeReplaced           // not delivered; a synthetic message went in its place
+	OutcomeCut                // not delivered; its stream was closed at it
+	OutcomeReset              // not delivered; its connection was reset
+	OutcomeAnswered           // not delivered; the proxy answered with an HTTP status of its own
+)
+
+var outcomeNames = [...]string{"", "delivered", "dropped", "held", "released", "duplicated", "injected", "replaced", "cut", "reset", "answered"}
+
+// String is the outcome's name: "dropped"; "" for none.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", uint8(o))
+}
+
+// MarshalText writes the outcome's name.
+func (o Outcome) MarshalText() ([]byte, error) {
+	if int(o) >= len(outcomeNames) {
+		return nil, fmt.Errorf("faultproxy: no outcome %d", uint8(o))
+	}
+	return []byte(outcomeNames[o]), nil
+}
+
+// UnmarshalText reads an outcome's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for i, name := range outcomeNames {
+		if name == string(b) {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("faultproxy: unknown outcome %q", b)
+}
+
+// Stopped reports whether the outcome means the message never left the
+// proxy.
+func (o Outcome) Stopped() bool {
+	switch o {
+	case OutcomeDropped, OutcomeReplaced, OutcomeCut, OutcomeReset, OutcomeAnswered:
+		return true
+	}
+	return false
 }
 
 // Transcript is the ordered, append-only record of a link. It is safe for
@@ -80,6 +149,21 @@ func (t *Transcript) SetLimit(n int) {
 	t.mu.Unlock()
 }
 
+// keepLast keeps the last n elements of s, moved to its front in place,
+// zeroes the rest (so that what they point to can be collected), and adds
+// how many went to *gone. A bounded history (the transcript, the delivered
+// messages hold-until looks back on) trims itself with it.
+func keepLast[T any](s []T, n int, gone *int) []T {
+	drop := len(s) - n
+	if drop <= 0 {
+		return s
+	}
+	kept := copy(s, s[drop:])
+	clear(s[kept:])
+	*gone += drop
+	return s[:kept]
+}
+
 // NewTranscript starts an empty transcript whose clock starts now. When sink
 // is not nil every entry is also written to it as one JSON line.
 func NewTranscript(sink io.Writer) *Transcript {
@@ -97,11 +181,7 @@ func (t *Transcript) Add(e Entry) Entry {
 	t.mu.Lock()
 	e.Index = t.dropped + len(t.entries)
 	if t.limit > 0 && len(t.entries) >= 2*t.limit {
-		n := len(t.entries) - t.limit
-		kept := copy(t.entries, t.entries[n:])
-		clear(t.entries[kept:])
-		t.entries = t.entries[:kept]
-		t.dropped += n
+		t.entries = keepLast(t.entries, t.limit, &t.dropped)
 	}
 	t.entries = append(t.entries, e)
 	if t.changed != nil {
@@ -146,9 +226,7 @@ func (t *Transcript) Since0(i int) []Entry {
 // twice. A sink has already received the entries.
 func (t *Transcript) Clear() {
 	t.mu.Lock()
-	t.dropped += len(t.entries)
-	clear(t.entries)
-	t.entries = t.entries[:0]
+	t.entries = keepLast(t.entries, 0, &t.dropped)
 	t.mu.Unlock()
 }
 

@@ -59,19 +59,9 @@ func StartWebSocket(ctx context.Context, opts WebSocketOptions) (*WebSocket, err
 	if err != nil || (up.Scheme != "ws" && up.Scheme != "wss") || up.Host == "" {
 		return nil, fmt.Errorf("faultproxy: upstream %q is not a ws:// or wss:// URL", opts.Upstream)
 	}
-	if opts.MaxFrame <= 0 {
-		opts.MaxFrame = DefaultMaxFrame
-	}
-	if opts.Listen == "" {
-		opts.Listen = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", opts.Listen)
+	ln, tr, err := listenNet(&opts.Options, &opts.Listen, opts.Transcript)
 	if err != nil {
-		return nil, fmt.Errorf("faultproxy: listen %s: %w", opts.Listen, err)
-	}
-	tr := opts.Transcript
-	if tr == nil {
-		tr = NewTranscript(opts.TranscriptSink)
+		return nil, err
 	}
 	p := &WebSocket{core: newCore(ctx, tr, opts.Rules, opts.Signal), opts: opts, upstream: up, ln: ln, pairs: map[*wsPair]bool{}}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
@@ -300,6 +290,8 @@ type wsSink struct {
 	dir Direction
 }
 
+var _ sink = wsSink{}
+
 func (s wsSink) deliver(msg *Message, _ bool) error { return s.pr.deliver(msg) }
 func (s wsSink) pending() *sync.WaitGroup           { return s.pr.pending[s.dir] }
 func (s wsSink) stream() StreamControl              { return nil }
@@ -307,6 +299,6 @@ func (s wsSink) stream() StreamControl              { return nil }
 func (s wsSink) inject(dir Direction, raw []byte) error {
 	p := s.pr.p
 	msg := &Message{Seq: p.seq.Add(1), Dir: dir, Raw: raw, At: p.tr.Since(), Synthetic: true, Stream: s.pr.name}
-	p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: s.pr.name, Fault: "inject"})
+	p.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: dir, Seq: msg.Seq, Raw: raw, Stream: s.pr.name, Fault: "inject", Outcome: OutcomeInjected})
 	return s.pr.deliver(msg)
 }

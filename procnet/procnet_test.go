@@ -1,11 +1,8 @@
 package procnet_test
 
 import (
-	"net"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/procnet"
@@ -47,41 +44,5 @@ func TestParseTCPBadAddress(t *testing.T) {
 	_, err := procnet.ParseTCP(strings.NewReader("h\n 0: XYZ:1F90 00000000:0000 0A a b c d e 1\n"))
 	if err == nil {
 		t.Fatal("no error for a bad address")
-	}
-}
-
-// TestListeningAndGroupSockets finds this test's own listeners (it is its
-// own process group's member) on the live /proc.
-func TestListeningAndGroupSockets(t *testing.T) {
-	if _, err := os.Stat("/proc/net/tcp"); err != nil {
-		t.Skip("no /proc/net/tcp (not Linux)")
-	}
-	for _, addr := range []string{"127.0.0.1:0", ":0"} {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := uint16(ln.Addr().(*net.TCPAddr).Port)
-		ls, err := procnet.Listening(port)
-		if err != nil {
-			t.Fatal(err)
-		}
-		own, err := procnet.GroupSockets(syscall.Getpgrp())
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, l := range ls {
-			if own[l.Inode] {
-				found = true
-				if want := addr == "127.0.0.1:0"; l.Loopback() != want {
-					t.Errorf("%s: %s Loopback() = %v, want %v", addr, l.Addr, l.Loopback(), want)
-				}
-			}
-		}
-		if !found {
-			t.Errorf("%s: no listener of this process group on port %d among %v", addr, port, ls)
-		}
-		ln.Close()
 	}
 }

@@ -1,6 +1,7 @@
 // Package reports turns the results of a conformance run into what people and
-// CI systems read: a console summary, JUnit XML and the stable JSON report
-// (schema mcp-conform/report/v1). It imports nothing else of the harness; the
+// CI systems read: a console summary, JUnit XML, the HTML report, the Markdown
+// CI summary, GitHub workflow annotations and the stable JSON report (schema
+// mcp-conform/report/v1). It imports nothing else of the harness; the
 // suites fill in the model defined here.
 package reports
 
@@ -145,6 +146,15 @@ type Entry struct {
 	// Rule and Fault name the rule and fault that acted, for fault entries.
 	Rule  string `json:"rule,omitempty"`
 	Fault string `json:"fault,omitempty"`
+	// Outcome is what became of the message, for fault entries and
+	// synthetic messages: delivered, dropped, held, released, duplicated,
+	// injected, replaced, cut, reset or answered (the proxy's
+	// faultproxy.Outcome). Empty in transcripts recorded before the proxy
+	// wrote it.
+	Outcome string `json:"outcome,omitempty"`
+	// OnProcess marks fault entries of faults that act on the server
+	// process (crash, pause).
+	OnProcess bool `json:"onProcess,omitempty"`
 	// Raw is the message exactly as it crossed, as JSON when it parses and as
 	// a string otherwise (see Text).
 	Raw json.RawMessage `json:"raw,omitempty"`

@@ -214,7 +214,7 @@ func drawEntry(b *strings.Builder, entries []Entry, fates map[int]*fate, i, y in
 	case "fault":
 		name := orDash(e.Fault)
 		x := laneProxy
-		if name == "crash" || name == "pause" || name == "resume" {
+		if onProcess(e) {
 			x = laneServer
 		}
 		w := 14 + 7*utf8.RuneCountInString(name)
@@ -261,10 +261,11 @@ func drawEntry(b *strings.Builder, entries []Entry, fates map[int]*fate, i, y in
 	}
 }
 
-// messageFates reads the fault entries of a transcript and says, for each
-// message they acted on (by index), what became of it. A fault belongs to
-// the message with the same direction, stream and sequence number when the
-// transcript has them, else to the latest such message before it.
+// messageFates reads the outcomes of a transcript's fault entries and
+// says, for each message they acted on (by index), what became of it. A
+// fault belongs to the message with the same direction, stream and
+// sequence number when the transcript has them, else to the latest such
+// message before it.
 func messageFates(entries []Entry) map[int]*fate {
 	fates := map[int]*fate{}
 	get := func(i int) *fate {
@@ -282,32 +283,16 @@ func messageFates(entries []Entry) map[int]*fate {
 			continue
 		}
 		f := get(j)
-		text := e.Text
-		switch e.Fault {
-		case "drop", "reset":
+		switch outcomeOf(e) {
+		case "dropped", "replaced", "reset", "answered":
 			f.stopped, f.mark = true, "×"
-		case "crash":
-			if strings.Contains(text, "lost") {
-				f.stopped, f.mark = true, "×"
-			}
 		case "cut":
-			if strings.Contains(text, "before") || strings.Contains(text, "dropped") {
-				f.stopped, f.mark = true, "✂"
-			} else {
-				f.extra = append(f.extra, "cut")
-			}
-		case "status":
-			if !strings.Contains(text, "headers already sent") {
-				f.stopped, f.mark = true, "×"
-			}
-		case "hold", "delay":
-			if f.releaseAt < 0 && !strings.Contains(text, "not delivered") {
+			f.stopped, f.mark = true, "✂"
+		case "held":
+			if f.releaseAt < 0 {
 				f.held = true
 			}
-			if strings.Contains(text, "not delivered") && f.releaseAt < 0 {
-				f.held, f.stopped, f.mark = true, true, "×"
-			}
-		case "release":
+		case "released":
 			if f.releaseAt < 0 {
 				f.held = true
 				f.releaseAt = i

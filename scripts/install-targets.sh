@@ -16,10 +16,16 @@
 # the sources, go.mod, go.sum and the go version are unchanged since the last
 # build (--force rebuilds).
 #
+# It copies fixtures/targets/ts-server (a small server on the official TypeScript
+# SDK, plain ES modules, no build step) into .targets/ts-server/ (git-ignored),
+# where node finds the SDK and zod pinned in .targets/package.json; the copy is
+# refreshed on every run (a few kB).
+#
 # On success it prints, one per line, "NAME VERSION ENTRY" where ENTRY is the
 # server's entry file (or binary) relative to the repository root, e.g.
 #   server-everything 2026.8.31 .targets/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 #   gosdk-server v1.8.0 .targets/bin/gosdk-server
+#   ts-server 1.32.2 .targets/ts-server/server.mjs
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,13 +35,14 @@ prefix="$root/.targets"
 # name | npm package | entry file inside the package
 targets=(
   "server-everything|@modelcontextprotocol/server-everything|dist/index.js"
+  "typescript-sdk|@modelcontextprotocol/sdk|dist/esm/server/mcp.js"
 )
 
 force=0
 case "${1:-}" in
   --force) force=1 ;;
   "") ;;
-  -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-targets: unknown argument: $1" >&2; exit 2 ;;
 esac
 
@@ -102,9 +109,19 @@ else
   printf '%s\n' "$gowant" >"$gostamp"
 fi
 
+# ts-server: plain ES modules run by node against the SDK installed above.
+tssrc="$root/fixtures/targets/ts-server"
+tsdst="$prefix/ts-server"
+rm -rf "$tsdst"
+mkdir -p "$tsdst"
+cp "$tssrc"/*.mjs "$tsdst"/
+node --check "$tsdst/server.mjs" >&2
+
 for t in "${targets[@]}"; do
   IFS='|' read -r name pkg entry <<<"$t"
+  [ "$name" = typescript-sdk ] && continue
   version="$(node -p "require(process.argv[1]).version" "$prefix/node_modules/$pkg/package.json")"
   echo "$name $version .targets/node_modules/$pkg/$entry"
 done
+echo "ts-server $(node -p "require(process.argv[1]).version" "$prefix/node_modules/@modelcontextprotocol/sdk/package.json") .targets/ts-server/server.mjs"
 echo "gosdk-server $(awk '{for (i = 1; i < NF; i++) if ($i == "github.com/modelcontextprotocol/go-sdk") {print $(i+1); exit}}' "$gosrc/go.mod") .targets/bin/gosdk-server"

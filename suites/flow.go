@@ -490,7 +490,7 @@ func gatedHTTPClient(g *gate) *http.Client {
 	d := &net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
 		if err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 128<<10)
+			serr = setRecvBuffer(fd, 128<<10)
 		}); err != nil {
 			return err
 		}

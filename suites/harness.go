@@ -600,6 +600,10 @@ func toReportEntry(e faultproxy.Entry) reports.Entry {
 	re := reports.Entry{
 		AtMs: float64(e.At.Microseconds()) / 1000, Kind: string(e.Kind), Dir: string(e.Dir),
 		Rule: e.Rule, Fault: e.Fault, Text: e.Text, Stream: e.Stream,
+		OnProcess: e.OnProcess,
+	}
+	if e.Outcome != 0 {
+		re.Outcome = e.Outcome.String()
 	}
 	if e.Kind == faultproxy.EntryMessage || e.Kind == faultproxy.EntryFault {
 		re.Seq = e.Seq

@@ -125,7 +125,7 @@ func runClientChecks(cmd *cobra.Command, f clientFlags) error {
 	if !f.quiet {
 		fmt.Fprintf(stderr, "mcp-conform %s: %d scenario run(s) of client %q\n", version, len(plan), f.command)
 		o.OnRun = func(done, total int, r *clientsuite.Run, elapsed time.Duration) {
-			fmt.Fprintf(stderr, "[%*d/%d] %-20s %-5s %s  %s\n", len(fmt.Sprint(total)), done, total, r.Scenario.Name, r.Transport, r.Version, runSummary(r, elapsed))
+			fmt.Fprintf(stderr, "[%*d/%d] %-20s %-5s %s  %s\n", len(fmt.Sprint(total)), done, total, r.Scenario.Name, r.Transport, r.Version, clientRunSummary(r, elapsed))
 		}
 	}
 	ctx, cancel := contextWithBudget(cmd, f.budget)
@@ -151,8 +151,8 @@ func runClientChecks(cmd *cobra.Command, f clientFlags) error {
 	return nil
 }
 
-// runSummary is a progress line's end: how the client ended.
-func runSummary(r *clientsuite.Run, elapsed time.Duration) string {
+// clientRunSummary is a progress line's end: how the client ended.
+func clientRunSummary(r *clientsuite.Run, elapsed time.Duration) string {
 	if r.HarnessErr != nil {
 		return "harness: " + r.HarnessErr.Error()
 	}

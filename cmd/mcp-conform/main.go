@@ -17,9 +17,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
-
 // usageError marks a bad command line: exit code 2.
 type usageError struct{ error }
 
@@ -54,25 +51,42 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcp-conform",
 		Short: "Conformance tests and fault injection for MCP servers",
-		Long: `mcp-conform stands between a client and an MCP server as a fault-injection proxy
-and checks that the server keeps the protocol's reliability contract: cancellation,
-progress, and (in later versions) timeouts, idempotency, flow control and more.
+		Long: `mcp-conform checks that an MCP server keeps the reliability contract of the Model
+Context Protocol when the network and the client misbehave. A fault-injection proxy
+stands between the harness and the server (stdio, Streamable HTTP or WebSocket, in
+the 2025-06-18, 2025-11-25 and 2026-07-28 versions): it drops, delays, holds,
+duplicates and injects messages, throttles and cuts streams, and kills or pauses
+the server, while the checks judge what the server does: CANCEL, PROGRESS,
+TIMEOUT, IDEM (idempotent retries), FLOW, SSE, RECONNECT, SESSION, TASK, ROBUST
+and SECURITY. Each verdict is PASS, FAIL (a broken MUST), WARN (a broken SHOULD),
+SKIP (with the reason) or ERROR (the harness could not run the check), with the
+clause it enforces and the transcript that shows why.
 
-With no target, "mcp-conform run" checks the built-in reference server.`,
+"mcp-conform run" writes the console summary and, on request, JSON, JUnit, HTML
+and Markdown reports; its exit code is a CI gate (0 no FAIL, 1 a MUST failed,
+2 the harness could not run). A target manifest names the server's tools that
+play each role (slow, probe, mutation ...); without one, the checks that need a
+role SKIP. With no target, "mcp-conform run" checks the built-in reference server.
+"mcp-conform proxy" runs the fault proxy alone, "review" prints each tool's retry
+class, "herd" measures a reconnect herd, "summary" turns a JSON report into the
+Markdown summary and GitHub annotations the Action shows.`,
 		Example: `  mcp-conform run
   mcp-conform run --stdio "npx -y @modelcontextprotocol/server-everything" --json report.json
   mcp-conform run --manifest fixtures/targets/server-everything.yaml --junit junit.xml
   mcp-conform run --mutant respond-after-cancel
   mcp-conform list
-  mcp-conform explain CANCEL-STDIO-SUPPRESS`,
-		Version:       version,
+  mcp-conform explain CANCEL-STDIO-SUPPRESS
+  mcp-conform version`,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newHerdCmd())
 	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
+	root.AddCommand(newVersionCmd(), newSummaryCmd())
 	return root
 }

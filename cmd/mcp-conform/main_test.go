@@ -26,9 +26,9 @@ var binary string
 // fastBinary is the same program built without the race detector (binary
 // itself when the tests do not run with -race). The mutant matrix runs it:
 // its ~80 full runs are about verdicts, spend most of their time waiting on
-// the servers, and cost four times the CPU under the race detector; the
-// race-built binary still runs the reference, hostile, real-target,
-// WebSocket and report tests.
+// the servers, and cost four times the CPU under the race detector; so do
+// the real-target runs (TestRealTargets); the race-built binary still runs
+// the reference, hostile, WebSocket and report tests.
 var fastBinary string
 
 func TestMain(m *testing.M) {

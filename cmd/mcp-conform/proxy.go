@@ -121,7 +121,7 @@ github.com/mcp-conform/mcp-conform/faultproxy/control/proxyctl.`,
 			}
 			if httpMode {
 				for _, r := range rules {
-					if err := httpRuleOK(r); err != nil {
+					if err := netRuleOK(r); err != nil {
 						return usageError{err}
 					}
 				}
@@ -163,13 +163,11 @@ type controlFlags struct {
 	specs       []faultproxy.RuleSpec
 }
 
-// httpRuleOK refuses faults an HTTP proxy cannot apply.
-func httpRuleOK(r faultproxy.Rule) error {
-	switch r.Fault.(type) {
-	case faultproxy.Crash, faultproxy.Pause:
-		return fmt.Errorf("rule %s: crash and pause need a server process (stdio mode)", r.Name)
-	}
-	return nil
+// netRuleOK refuses the faults a network proxy (HTTP or WebSocket) cannot
+// apply, as the fault registry says: in --url mode the proxy starts no
+// server, so it has no process to signal (crash and pause need one).
+func netRuleOK(r faultproxy.Rule) error {
+	return faultproxy.CheckRule(r, faultproxy.CapStream)
 }
 
 // startControl serves the control API for target when --control was given,
@@ -302,7 +300,7 @@ func runProxyNet(ctx context.Context, transport, upstream string, rules []faultp
 		return err
 	}
 	p.Transcript().SetLimit(proxyMemoryEntries)
-	api, err := startControl(ctl, p, transport, upstream, p.URL(), httpRuleOK, stderr)
+	api, err := startControl(ctl, p, transport, upstream, p.URL(), netRuleOK, stderr)
 	if err != nil {
 		_ = p.Close()
 		return err

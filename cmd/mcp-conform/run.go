@@ -22,6 +22,7 @@ import (
 type runFlags struct {
 	stdio, url, manifest, mutant string
 	jsonOut, junitOut, htmlOut   string
+	markdownOut                  string
 	spec, labelFilter            string
 	focus                        []string
 	strict, verbose, quiet       bool
@@ -65,6 +66,7 @@ a listed check that now passes is reported as stale (and fails with
 	fl.StringVar(&f.jsonOut, "json", "", "write the JSON report (schema mcp-conform/report/v1) to this file")
 	fl.StringVar(&f.junitOut, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML report (sequence diagrams of failing checks) to this file")
+	fl.StringVar(&f.markdownOut, "markdown", "", "write the Markdown summary (verdict, counts, a row per failing check with its clause) to this file, for a CI page")
 	fl.StringVar(&f.specBase, "spec-base", reports.DefaultSpecBase, "URL or relative path the HTML report links spec references under (e.g. spec/ for a local copy of the spec tree)")
 	fl.StringVar(&f.spec, "spec", "", "force a protocol version: 2026-07-28, 2025-11-25 or 2025-06-18 (default: the newest the server accepts), or all: each target once per version")
 	fl.BoolVar(&f.strict, "strict", false, "WARN (a broken SHOULD) fails the exit code too")
@@ -275,6 +277,9 @@ func writeReports(rep *reports.Report, f runFlags) error {
 	if err := write(f.htmlOut, func(w io.Writer, r *reports.Report) error {
 		return reports.WriteHTML(w, r, reports.HTMLOptions{SpecBase: f.specBase})
 	}); err != nil {
+		return err
+	}
+	if err := write(f.markdownOut, func(w io.Writer, r *reports.Report) error { return writeMarkdown(w, r, f) }); err != nil {
 		return err
 	}
 	return write(f.junitOut, reports.WriteJUnit)

@@ -49,6 +49,13 @@ type Target interface {
 	ForgetPassed()
 }
 
+// Every faultproxy link is a Target.
+var (
+	_ Target = (*faultproxy.Stdio)(nil)
+	_ Target = (*faultproxy.HTTP)(nil)
+	_ Target = (*faultproxy.WebSocket)(nil)
+)
+
 // Options configures a Server.
 type Options struct {
 	// Target is the link controlled.

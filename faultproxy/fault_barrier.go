@@ -26,6 +26,8 @@ type Barrier struct {
 	open    chan struct{}
 }
 
+var _ Fault = (*Barrier)(nil)
+
 // NewBarrier returns a barrier for parties messages.
 func NewBarrier(parties int, max time.Duration) *Barrier {
 	return &Barrier{Parties: parties, Max: max}
@@ -59,19 +61,25 @@ func (b *Barrier) Apply(_ context.Context, c Conduit, msg *Message) {
 		close(b.open)
 	}
 	b.mu.Unlock()
-	c.Record(msg, "barrier", fmt.Sprintf("held at the barrier (%d of %d)", min(n, parties), parties))
+	c.Record(msg, "barrier", OutcomeHeld, fmt.Sprintf("held at the barrier (%d of %d)", min(n, parties), parties))
 	c.Go(func(ctx context.Context) {
 		t := time.NewTimer(max)
 		defer t.Stop()
 		select {
 		case <-b.open:
-			c.Record(msg, "release", "every party reached the barrier")
+			c.Record(msg, "release", OutcomeReleased, "every party reached the barrier")
 		case <-t.C:
-			c.Record(msg, "release", fmt.Sprintf("the other parties did not come within %s; released anyway", max))
+			c.Record(msg, "release", OutcomeReleased, fmt.Sprintf("the other parties did not come within %s; released anyway", max))
 		case <-ctx.Done():
-			c.Record(msg, "barrier", "link closed while held; message not delivered")
+			c.Record(msg, "barrier", OutcomeDropped, "link closed while held; message not delivered")
 			return
 		}
 		_ = c.Deliver(msg)
 	})
+}
+
+func init() {
+	// A barrier has no rule-file form: one value is shared, in Go, by the
+	// rules of several links.
+	RegisterFault(FaultType{Name: "barrier", Of: (*Barrier)(nil)})
 }

@@ -1,0 +1,275 @@
+package faultproxy
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/sse"
+)
+
+// relayBody relays a non-SSE response: the whole body is one message.
+func (ex *exchange) relayBody(resp *http.Response) {
+	ex.discardEarly()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(ex.p.opts.MaxFrame)+1))
+	if err != nil {
+		// The upstream broke off: the client gets what came, then a
+		// broken connection too, not a complete shorter body.
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Text: "reading the response body: " + err.Error() + "; the client's connection is reset after what arrived"})
+		ex.mu.Lock()
+		ex.reset = true
+		ex.mu.Unlock()
+	}
+	if len(body) == 0 {
+		ex.mu.Lock()
+		ex.copyHeaders(resp, false)
+		ex.mu.Unlock()
+		return
+	}
+	msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: body, At: ex.p.tr.Since(), Stream: ex.name, HTTPMethod: ex.r.Method}
+	ex.p.record(msg)
+	s := &bodySink{ex: ex, resp: resp}
+	ex.p.apply(msg, s)
+	ex.pend.Wait()
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	switch {
+	case ex.replaced != 0 && !ex.headersSent:
+		ex.mu.Unlock()
+		ex.writeReplacement()
+		ex.mu.Lock()
+	case !s.delivered && !ex.headersSent:
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "response lost in transit: the client gets an event stream that ends with no event"})
+		ex.w.Header().Set("Content-Type", "text/event-stream")
+		ex.w.WriteHeader(http.StatusOK)
+		ex.headersSent = true
+	case ex.reset && ex.headersSent:
+		// What arrived goes out before the connection breaks.
+		_ = ex.flushLocked()
+	}
+}
+
+// relaySSE relays an event stream event by event.
+func (ex *exchange) relaySSE(resp *http.Response) {
+	ex.p.liveMu.Lock()
+	if ex.p.live == nil {
+		ex.p.live = map[*exchange]struct{}{}
+	}
+	ex.p.live[ex] = struct{}{}
+	ex.p.liveMu.Unlock()
+	defer func() {
+		ex.p.liveMu.Lock()
+		delete(ex.p.live, ex)
+		ex.p.liveMu.Unlock()
+	}()
+	ex.mu.Lock()
+	ex.copyHeaders(resp, true)
+	ex.flushLocked()
+	ex.mu.Unlock()
+	if early := ex.takeEarly(); len(early) > 0 {
+		_ = ex.write(early, true)
+	}
+	rd := sse.NewReader(flushingBody{ex: ex, r: resp.Body}, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
+	s := streamSink{ex}
+	var err error
+	for {
+		var ev sse.Event
+		ev, err = rd.Next()
+		if err != nil {
+			break
+		}
+		if ex.isCut() {
+			continue
+		}
+		msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: ev.Raw, At: ex.p.tr.Since(), Stream: ex.name,
+			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: []byte(ev.Data)}
+		ex.p.record(msg)
+		ex.p.apply(msg, s)
+	}
+	// The reader reads no more (its last read may have brought the end
+	// of the stream with the last events): flush what it relayed.
+	ex.mu.Lock()
+	ex.flushPendingLocked()
+	ex.mu.Unlock()
+	ex.pend.Wait()
+	var inc *sse.IncompleteError
+	switch {
+	case errors.Is(err, io.EOF):
+		if t := rd.Trailing(); len(t) > 0 {
+			ex.write(t, true)
+		}
+	case errors.As(err, &inc):
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: inc.Partial, Text: "incomplete event at end of stream (passed on as it came)"})
+		ex.write(inc.Partial, true)
+	case ex.isCut():
+	case ex.r.Context().Err() != nil:
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "client closed the stream; upstream request cancelled"})
+	default:
+		// The upstream broke off (or the proxy is closing): pass on the
+		// bytes read since the last event, then break the client's
+		// connection too, so that it sees a failure and not a clean end.
+		t := rd.Trailing()
+		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: t, Text: "event stream ended: " + err.Error() + "; the client's connection is reset after what arrived"})
+		if len(t) > 0 {
+			_ = ex.write(t, true)
+		}
+		ex.mu.Lock()
+		ex.reset = true
+		ex.mu.Unlock()
+	}
+	ex.mu.Lock()
+	ex.flushBufferLocked()
+	ex.flushPendingLocked()
+	ex.mu.Unlock()
+}
+
+// flushingBody is the upstream event stream as the sse.Reader reads it:
+// before each read it flushes the events relayed since the last flush.
+// The reader reads only when it holds no complete line, so the events that
+// arrived together in one read leave together in one flush (one write to
+// the client instead of one per event), while an event that was the last
+// one buffered is flushed before the proxy waits for more: none waits for
+// the next one.
+type flushingBody struct {
+	ex *exchange
+	r  io.Reader
+}
+
+func (b flushingBody) Read(p []byte) (int, error) {
+	b.ex.mu.Lock()
+	b.ex.flushPendingLocked()
+	b.ex.mu.Unlock()
+	return b.r.Read(p)
+}
+
+// relay writes an event that no fault acted on, leaving the flush to
+// flushingBody's next read (or to any earlier flush); the event counts as
+// passed when flushed. With a buffer or throttle fault on the stream it
+// writes as write does.
+func (ex *exchange) relay(msg *Message) error {
+	ex.mu.Lock()
+	if ex.cut {
+		ex.mu.Unlock()
+		return errClosed
+	}
+	if !ex.headersSent || ex.bufLimit > 0 || ex.bps > 0 {
+		ex.mu.Unlock()
+		if err := ex.write(msg.Raw, true); err != nil {
+			return err
+		}
+		ex.p.markPassed(msg)
+		return nil
+	}
+	defer ex.mu.Unlock()
+	if _, err := ex.w.Write(msg.Raw); err != nil {
+		return err
+	}
+	ex.unflushed = append(ex.unflushed, msg)
+	return nil
+}
+
+// flushPendingLocked flushes events relayed but not yet flushed, even on a
+// cut stream (they were relayed before the cut).
+func (ex *exchange) flushPendingLocked() {
+	if len(ex.unflushed) > 0 {
+		_ = ex.flushLocked()
+	}
+}
+
+// write sends bytes toward the client, honouring cut, buffer and throttle.
+func (ex *exchange) write(b []byte, flush bool) error {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.cut {
+		return errClosed
+	}
+	if !ex.headersSent {
+		ex.early = append(ex.early, b...)
+		return nil
+	}
+	if ex.bufLimit > 0 {
+		ex.buf = append(ex.buf, b...)
+		if len(ex.buf) >= ex.bufLimit {
+			return ex.flushBufferLocked()
+		}
+		return nil
+	}
+	return ex.writeLocked(b)
+}
+
+func (ex *exchange) flushBufferLocked() error {
+	if len(ex.buf) == 0 || ex.cut {
+		return nil
+	}
+	b := ex.buf
+	ex.buf = nil
+	return ex.writeLocked(b)
+}
+
+// writeLocked writes and flushes; with a throttle it paces the bytes.
+func (ex *exchange) writeLocked(b []byte) error {
+	if ex.bps <= 0 {
+		if _, err := ex.w.Write(b); err != nil {
+			return err
+		}
+		return ex.flushLocked()
+	}
+	// Pace on the average: sleep only when ahead of the schedule by more
+	// than a timer's resolution, so that the rate holds for small events.
+	chunk := max(1, ex.bps/20)
+	for len(b) > 0 {
+		n := min(chunk, len(b))
+		if _, err := ex.w.Write(b[:n]); err != nil {
+			return err
+		}
+		if err := ex.flushLocked(); err != nil {
+			return err
+		}
+		b = b[n:]
+		ex.tSent += int64(n)
+		due := ex.tStart.Add(time.Duration(float64(ex.tSent) / float64(ex.bps) * float64(time.Second)))
+		wait := time.Until(due)
+		if wait < -throttleCredit {
+			// Idle for a while: no burst of saved-up credit.
+			ex.tStart, ex.tSent = time.Now(), 0
+		}
+		if wait <= throttleSlack {
+			continue
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ex.r.Context().Done():
+			t.Stop()
+			return ex.r.Context().Err()
+		case <-ex.p.ctx.Done():
+			t.Stop()
+			return ex.p.ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Throttle pacing: sleeps shorter than throttleSlack are deferred (timers
+// are coarse under load); credit older than throttleCredit is forgotten.
+const (
+	throttleSlack  = 2 * time.Millisecond
+	throttleCredit = 50 * time.Millisecond
+)
+
+// flushLocked flushes what was written to the client; the relayed events
+// this sends count as passed.
+func (ex *exchange) flushLocked() error {
+	err := http.NewResponseController(ex.w).Flush()
+	if len(ex.unflushed) > 0 {
+		if err == nil {
+			for _, msg := range ex.unflushed {
+				ex.p.markPassed(msg)
+			}
+		}
+		clear(ex.unflushed)
+		ex.unflushed = ex.unflushed[:0]
+	}
+	return err
+}
