@@ -168,8 +168,8 @@ var checkLateResponse = &Check{
 var checkProgressResetsIdle = &Check{
 	ID:    "CLIENT-PROGRESS-RESETS-IDLE",
 	Title: "progress notifications reset the client's idle clock",
-	How: "progress-max-timeout: slow reports progress every 100 ms; the client's request timeout is 500 ms, reset on progress, with a " +
-		"maximum of 1500 ms. A cancellation before the maximum while progress was still arriving (the last one less than the idle timeout before it) " +
+	How: "progress-max-timeout: slow reports progress every 100 ms; the client's request timeout is 800 ms, reset on progress, with a " +
+		"maximum of 2000 ms. A cancellation before the maximum while progress was still arriving (the last one less than the idle timeout before it) " +
 		"means progress did not reset the idle clock.",
 	Rules:      sameRule(seed("SHOULD", "Idle timeout: how long the request may go without useful activity; progress may reset the idle clock (the request coordinator's two clocks). [MCP: \"Implementations MAY choose to reset the timeout clock when receiving a progress notification\"]"), Versions...),
 	Transports: allTransports,
@@ -218,7 +218,7 @@ func countBefore(ms []*Msg, at time.Duration) int {
 var checkMaxTimeout = &Check{
 	ID:    "CLIENT-MAX-TIMEOUT",
 	Title: "a maximum timeout fires whatever the progress",
-	How: "progress-max-timeout: slow reports progress every 100 ms for 30 s; the client's maximum total timeout is 1500 ms. " +
+	How: "progress-max-timeout: slow reports progress every 100 ms for 30 s; the client's maximum total timeout is 2000 ms. " +
 		"The request must be cancelled (by either signal) within 1 s after the maximum.",
 	Rules: merge(
 		sameRule(spec("SHOULD", "implementations SHOULD always enforce a maximum timeout, regardless of progress notifications", pageLifecycle, "cl-lc#7"), legacyVersions...),
@@ -779,6 +779,7 @@ var checkNoCancelInit = &Check{
 	How:        "Every run, and initialize-timeout in particular (the proxy holds the initialize response for 2 s against a 300 ms timeout): no notifications/cancelled names an initialize request.",
 	Rules:      sameRule(spec("MUST NOT", "The initialize request MUST NOT be cancelled by clients", pageCancel25, "cl-can#2"), legacyVersions...),
 	Transports: allTransports,
+	Scenario:   "initialize-timeout",
 	judge: func(r *Run) (Finding, string) {
 		v := r.View()
 		inits := 0
@@ -792,7 +793,7 @@ var checkNoCancelInit = &Check{
 			}
 		}
 		if inits == 0 {
-			return NotApplicable, "the client sent no initialize"
+			return Unjudgeable, "the client sent no initialize" + clientExit(r)
 		}
 		return Held, "initialize was not cancelled"
 	},
@@ -913,7 +914,7 @@ var checkMethodHeaders = &Check{
 	Title: "2026-07-28 POSTs carry Mcp-Method (and Mcp-Name) matching the body",
 	How: "Every HTTP run in 2026-07-28: each POSTed request or notification carries Mcp-Method equal to its method and, for tools/call, " +
 		"prompts/get and resources/read, Mcp-Name equal to params.name (params.uri), Base64-sentinel decoded.",
-	Rules:      map[string]Rule{V20260728: spec("REQUIRED", "The client MUST include the request metadata headers on each POST request. [Mcp-Method on all requests; Mcp-Name on tools/call, resources/read, prompts/get] These headers are REQUIRED for compliance.", pageHTTP26, "cl-h#1", "cl-h#5")},
+	Rules:      map[string]Rule{V20260728: spec("MUST", "The client MUST include the request metadata headers on each POST request. [Mcp-Method on all requests; Mcp-Name on tools/call, resources/read, prompts/get] These headers are REQUIRED for compliance.", pageHTTP26, "cl-h#1", "cl-h#5")},
 	Transports: []string{HTTP},
 	judge: func(r *Run) (Finding, string) {
 		checked := 0
@@ -1019,9 +1020,9 @@ var checkStdioShutdown = &Check{
 // The catalog, in the order of list and reports: the scenario checks by
 // scenario, then the hygiene checks.
 func init() {
-	for _, c := range []*Check{checkPing, checkTimeoutCancel, checkHTTPNoCancelNotification, checkLateResponse, checkProgressResetsIdle, checkMaxTimeout,
+	for _, c := range []*Check{checkPing, checkNoCancelInit, checkTimeoutCancel, checkHTTPNoCancelNotification, checkLateResponse, checkProgressResetsIdle, checkMaxTimeout,
 		checkHeartbeat, checkRetrySameKey, checkNoBlindRetry, checkResume, checkResumeRetryWait, checkReissue, checkReinit404, checkHerd,
-		checkIDUnique, checkTokenUnique, checkCancelValid, checkNoCancelInit, checkNoRequestBeforeInit, checkVersionHeader,
+		checkIDUnique, checkTokenUnique, checkCancelValid, checkNoRequestBeforeInit, checkVersionHeader,
 		checkMethodHeaders, checkStdioShutdown} {
 		register(c)
 	}

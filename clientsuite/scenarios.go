@@ -43,7 +43,10 @@ type Params struct {
 	Arguments map[string]any `json:"arguments,omitempty"`
 	// Calls is 2 when an echo call goes at the same time (tools-call).
 	Calls int `json:"calls,omitempty"`
-	// TimeoutMs is the request timeout (initialize included);
+	// InitializeTimeoutMs bounds connecting: initialize (2025) or the
+	// server/discover probe (2026-07-28).
+	InitializeTimeoutMs int64 `json:"initializeTimeoutMs"`
+	// TimeoutMs is the request timeout of the scenario's calls;
 	// ResetTimeoutOnProgress resets it on progress; MaxTotalTimeoutMs is
 	// the maximum, never reset.
 	TimeoutMs              int64 `json:"timeoutMs,omitempty"`
@@ -80,6 +83,16 @@ func (p Params) MaxTotal() time.Duration {
 	return time.Duration(p.MaxTotalTimeoutMs) * time.Millisecond
 }
 func (p Params) Linger() time.Duration { return time.Duration(p.LingerMs) * time.Millisecond }
+
+// InitializeTimeout is the duration of InitializeTimeoutMs.
+func (p Params) InitializeTimeout() time.Duration {
+	return time.Duration(p.InitializeTimeoutMs) * time.Millisecond
+}
+
+// defaultInitializeTimeout is the connection timeout (ms) of every scenario
+// but initialize-timeout: long enough for a stdio server to start on a
+// loaded machine.
+const defaultInitializeTimeout = 10000
 
 // Server is the server behaviour of a scenario: the reference server of
 // fixtures/, with at most these twists.
@@ -143,6 +156,9 @@ func (s *Scenario) NumClients() int { return max(s.Clients, 1) }
 func (s *Scenario) Params(v, tr string, scale float64, i int) Params {
 	p := s.base(v, tr, scale)
 	p.Scenario, p.ProtocolVersion, p.Transport = s.Name, v, tr
+	if p.InitializeTimeoutMs == 0 {
+		p.InitializeTimeoutMs = ms(defaultInitializeTimeout, scale)
+	}
 	p.ClientID = fmt.Sprintf("client-%d", i+1)
 	if s.Clients > 1 {
 		p.ClientID = fmt.Sprintf("herd-%d", i)
@@ -260,12 +276,12 @@ var (
 	scProgressMax = scenario(&Scenario{
 		Name:       "progress-max-timeout",
 		Title:      "a call that reports progress for ever: the idle clock keeps resetting, the maximum fires",
-		Does:       "call slow (progress every 100 ms for 30 s) with timeoutMs 500 reset on progress and maxTotalTimeoutMs 1500",
+		Does:       "call slow (progress every 100 ms for 30 s) with timeoutMs 800 reset on progress and maxTotalTimeoutMs 2000",
 		Transports: allTransports, Versions: Versions,
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 300, "stepMs": 100}, Progress: true,
-				TimeoutMs: ms(500, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(1500, sc),
-				LingerMs: ms(300, sc), DeadlineMs: ms(6000, sc)}
+				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(2000, sc),
+				LingerMs: ms(300, sc), DeadlineMs: ms(7000, sc)}
 		},
 	})
 
@@ -357,11 +373,12 @@ var (
 	scInitTimeout = scenario(&Scenario{
 		Name:       "initialize-timeout",
 		Title:      "an initialize that outlives the client's timeout",
-		Does:       "connect with timeoutMs 300; the proxy holds the initialize response for 2 s; the client gives up",
+		Does:       "connect with initializeTimeoutMs 300; the proxy holds the initialize response for 2 s; the client gives up",
 		Transports: allTransports, Versions: legacyVersions,
 		MayFail: true,
 		base: func(_, _ string, sc float64) Params {
-			return Params{Tool: "echo", Arguments: map[string]any{"text": "hello"}, TimeoutMs: ms(300, sc), LingerMs: ms(300, sc), DeadlineMs: ms(6000, sc)}
+			return Params{Tool: "echo", Arguments: map[string]any{"text": "hello"}, InitializeTimeoutMs: ms(300, sc), TimeoutMs: ms(300, sc),
+				LingerMs: ms(300, sc), DeadlineMs: ms(6000, sc)}
 		},
 		rules: func(_, _ string, sc float64) []faultproxy.Rule {
 			return []faultproxy.Rule{{Name: "hold-initialize-response",
@@ -378,7 +395,7 @@ var (
 		Clients:            8,
 		CutAtFirstProgress: true,
 		base: func(_, _ string, sc float64) Params {
-			return Params{Tool: "slow", Arguments: map[string]any{"steps": 30, "stepMs": 50}, Progress: true,
+			return Params{Tool: "slow", Arguments: map[string]any{"steps": 60, "stepMs": 50}, Progress: true,
 				TimeoutMs: ms(5000, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(20000, sc),
 				Retry: &RetryParams{Class: "safe", MaxAttempts: 4}, Reconnect: &ReconnectParams{MaxAttempts: 4}, DeadlineMs: ms(20000, sc)}
 		},

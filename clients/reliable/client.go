@@ -103,6 +103,10 @@ type Client struct {
 	stop   context.CancelFunc
 	pumps  sync.WaitGroup
 	closed atomic.Bool
+
+	// firstID is the id of the first call (the reuse-request-id defect).
+	firstMu sync.Mutex
+	firstID jsonrpc.ID
 }
 
 // New returns a client over t.
@@ -176,10 +180,24 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		ex  Exchange
 		err error
 	)
+	if c.opts.Defect == ReuseRequestID {
+		// The defect: every call after the first reuses its id (the lock
+		// makes a concurrent second call wait for the first's).
+		c.firstMu.Lock()
+		if id.IsZero() {
+			id = c.firstID
+		}
+	}
 	if st, ok := c.t.(idStarter); ok && !id.IsZero() {
 		ex, err = st.StartID(ctx, id, method, params, token)
 	} else {
 		ex, err = c.t.Start(ctx, method, params, token)
+	}
+	if err == nil && c.opts.Defect == ReuseRequestID && c.firstID.IsZero() {
+		c.firstID = ex.ID()
+	}
+	if c.opts.Defect == ReuseRequestID {
+		c.firstMu.Unlock()
 	}
 	if err != nil {
 		out.State, out.Err = Failed, fmt.Errorf("reliable: start %s: %w", method, err)

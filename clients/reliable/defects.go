@@ -38,6 +38,7 @@ const (
 	NoProtocolVersionHeader Defect = "no-protocol-version-header"
 	NoMethodHeaders         Defect = "no-method-headers"
 	SharedProgressToken     Defect = "shared-progress-token"
+	ReuseRequestID          Defect = "reuse-request-id"
 	RequestBeforeInitialize Defect = "request-before-initialize"
 	IgnorePing              Defect = "ignore-ping"
 	SigtermFirst            Defect = "sigterm-first"
@@ -56,7 +57,7 @@ type DefectInfo struct {
 // defects is the one table of the client's deliberate bugs.
 var defects = []DefectInfo{
 	{NoCancelOnTimeout, "CLIENT-TIMEOUT-CANCEL", "when a clock expires it stops waiting but sends no cancellation (no notifications/cancelled, the HTTP stream left open)"},
-	{WrongCancelSignal, "CLIENT-TIMEOUT-CANCEL", "on Streamable HTTP it cancels with the other era's signal: in 2025 it closes the response stream instead of sending notifications/cancelled; in 2026-07-28 it POSTs notifications/cancelled and leaves the stream open"},
+	{WrongCancelSignal, "CLIENT-HTTP-NO-CANCEL-NOTIFICATION", "on Streamable HTTP it cancels with the other era's signal: in 2026-07-28 it POSTs notifications/cancelled and leaves the stream open; in 2025 it closes the response stream instead of sending notifications/cancelled (CLIENT-TIMEOUT-CANCEL)"},
 	{OneClock, "CLIENT-MAX-TIMEOUT", "one clock only: the idle clock, reset by every progress notification; no maximum timeout"},
 	{ProgressIgnored, "CLIENT-PROGRESS-RESETS-IDLE", "progress notifications do not reset the idle clock: a call that reports progress times out at the idle timeout"},
 	{HeartbeatResets, "CLIENT-HEARTBEAT-NO-RESET", "an SSE comment (a transport heartbeat) resets the idle clock, as progress does"},
@@ -72,6 +73,7 @@ var defects = []DefectInfo{
 	{NoReinitOn404, "CLIENT-REINIT-ON-404", "an HTTP 404 to a request carrying Mcp-Session-Id fails the request; no new initialize"},
 	{NoProtocolVersionHeader, "CLIENT-PROTOCOL-VERSION-HEADER", "HTTP requests carry no MCP-Protocol-Version header"},
 	{NoMethodHeaders, "CLIENT-METHOD-HEADERS", "2026-07-28 HTTP requests carry no Mcp-Method or Mcp-Name header"},
+	{ReuseRequestID, "CLIENT-ID-UNIQUE", "every call after the first is sent under the first call's request id, so two calls in flight share one id"},
 	{SharedProgressToken, "CLIENT-PROGRESS-TOKEN-UNIQUE", "every call carries the same progress token, so two calls in flight share it"},
 	{RequestBeforeInitialize, "CLIENT-NO-REQUEST-BEFORE-INIT", "sends tools/list before initialize (2025): a request before the initialize result"},
 	{IgnorePing, "CLIENT-PING-ANSWERED", "never answers the server's ping requests"},

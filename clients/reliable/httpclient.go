@@ -45,16 +45,18 @@ type tapTransport struct {
 }
 
 func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	tapped := -1
 	if t.opts.Tap != nil && r.Body != nil && r.Method == http.MethodPost {
 		b, err := io.ReadAll(r.Body)
 		_ = r.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		t.opts.Tap.Body(b)
+		tapped = t.opts.Tap.Body(b)
 		r = r.Clone(r.Context())
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+		defer func() { t.opts.Tap.Arrived(tapped) }()
 	}
 	switch t.opts.Defect {
 	case NoProtocolVersionHeader:

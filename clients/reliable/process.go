@@ -2,6 +2,7 @@ package reliable
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -159,15 +160,21 @@ type Tap struct {
 	mu   sync.Mutex
 	reqs []TappedRequest
 	buf  []byte // a stdio line not yet complete
+	// changed is closed at the next request recorded (made on demand).
+	changed chan struct{}
 }
 
 // TappedRequest is one request the client sent.
 type TappedRequest struct {
 	Method string
 	ID     jsonrpc.ID
+	// Arrived is set once the request is known to have reached the
+	// server side: at once on stdio (one ordered pipe), when the response
+	// head came back on HTTP.
+	Arrived bool
 }
 
-// record takes a write of newline-delimited messages.
+// record takes a write of newline-delimited messages (stdio: arrived).
 func (t *Tap) record(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -177,22 +184,71 @@ func (t *Tap) record(p []byte) {
 		if i < 0 {
 			return
 		}
-		t.addLocked(t.buf[:i])
+		t.addLocked(t.buf[:i], true)
 		t.buf = t.buf[i+1:]
 	}
 }
 
-// Body records one message (an HTTP POST body).
-func (t *Tap) Body(b []byte) {
+// Body records one message about to be POSTed; it returns the index to
+// pass to Arrived once the response head came back (-1: not a request).
+func (t *Tap) Body(b []byte) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.addLocked(b)
+	return t.addLocked(b, false)
 }
 
-func (t *Tap) addLocked(b []byte) {
+// Arrived marks request i (from Body) as having reached the server side.
+func (t *Tap) Arrived(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i >= 0 && i < len(t.reqs) {
+		t.reqs[i].Arrived = true
+		t.wakeLocked()
+	}
+}
+
+func (t *Tap) addLocked(b []byte, arrived bool) int {
 	env := jsonrpc.Parse(b)
-	if env.Kind == jsonrpc.Request {
-		t.reqs = append(t.reqs, TappedRequest{Method: env.Method, ID: env.ID})
+	if env.Kind != jsonrpc.Request {
+		return -1
+	}
+	t.reqs = append(t.reqs, TappedRequest{Method: env.Method, ID: env.ID, Arrived: arrived})
+	t.wakeLocked()
+	return len(t.reqs) - 1
+}
+
+func (t *Tap) wakeLocked() {
+	if t.changed != nil {
+		close(t.changed)
+		t.changed = nil
+	}
+}
+
+// Wait returns once n requests with method have reached the server side
+// (Arrived), or ctx ends.
+func (t *Tap) Wait(ctx context.Context, method string, n int) error {
+	for {
+		t.mu.Lock()
+		seen := 0
+		for _, r := range t.reqs {
+			if r.Method == method && r.Arrived {
+				seen++
+			}
+		}
+		if seen >= n {
+			t.mu.Unlock()
+			return nil
+		}
+		if t.changed == nil {
+			t.changed = make(chan struct{})
+		}
+		ch := t.changed
+		t.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

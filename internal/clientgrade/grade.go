@@ -49,22 +49,21 @@ type Options struct {
 	OnRun func(done, total int, r *clientsuite.Run, elapsed time.Duration)
 }
 
-// planned is one run to make.
-type planned struct {
-	sc        *clientsuite.Scenario
-	transport string
-	version   string
+// Planned is one run to make.
+type Planned struct {
+	Scenario  *clientsuite.Scenario
+	Transport string
+	Version   string
 }
 
-// Plan lists the runs the options select, and the scenarios that do not
-// apply with why (by "scenario version transport").
-func Plan(o Options) ([]planned, error) {
+// Plan lists the runs the options select.
+func Plan(o Options) ([]Planned, error) {
 	for _, name := range o.Scenarios {
 		if _, ok := clientsuite.LookupScenario(name); !ok {
 			return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(clientsuite.ScenarioNames(), ", "))
 		}
 	}
-	var out []planned
+	var out []Planned
 	for _, sc := range clientsuite.Scenarios() {
 		if len(o.Scenarios) > 0 && !slices.Contains(o.Scenarios, sc.Name) {
 			continue
@@ -78,7 +77,7 @@ func Plan(o Options) ([]planned, error) {
 					continue
 				}
 				if ok, _ := sc.Applies(v, tr); ok {
-					out = append(out, planned{sc: sc, transport: tr, version: v})
+					out = append(out, Planned{Scenario: sc, Transport: tr, Version: v})
 				}
 			}
 		}
@@ -119,16 +118,16 @@ func Grade(ctx context.Context, o Options) (*reports.Report, error) {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				runs[i] = &clientsuite.Run{Scenario: pl.sc, Transport: pl.transport, Version: pl.version, HarnessErr: ctx.Err()}
+				runs[i] = &clientsuite.Run{Scenario: pl.Scenario, Transport: pl.Transport, Version: pl.Version, HarnessErr: ctx.Err()}
 				return
 			}
 			defer func() { <-sem }()
 			t0 := time.Now()
 			var r *clientsuite.Run
-			if pl.transport == clientsuite.HTTP {
-				r = runHTTP(ctx, &o, pl.sc, pl.version)
+			if pl.Transport == clientsuite.HTTP {
+				r = runHTTP(ctx, &o, pl.Scenario, pl.Version)
 			} else {
-				r = runStdio(ctx, &o, pl.sc, pl.version)
+				r = runStdio(ctx, &o, pl.Scenario, pl.Version)
 			}
 			if r.HarnessErr == nil && ctx.Err() != nil {
 				r.HarnessErr = fmt.Errorf("interrupted: %w", ctx.Err())
@@ -150,17 +149,17 @@ func Grade(ctx context.Context, o Options) (*reports.Report, error) {
 }
 
 // assemble judges every check on the runs of each transport and version.
-func assemble(o Options, plan []planned, runs []*clientsuite.Run) *reports.Report {
+func assemble(o Options, plan []Planned, runs []*clientsuite.Run) *reports.Report {
 	byTV := map[string][]*clientsuite.Run{}
 	var trs, vs []string
 	for i, pl := range plan {
-		k := pl.transport + " " + pl.version
+		k := pl.Transport + " " + pl.Version
 		byTV[k] = append(byTV[k], runs[i])
-		if !slices.Contains(trs, pl.transport) {
-			trs = append(trs, pl.transport)
+		if !slices.Contains(trs, pl.Transport) {
+			trs = append(trs, pl.Transport)
 		}
-		if !slices.Contains(vs, pl.version) {
-			vs = append(vs, pl.version)
+		if !slices.Contains(vs, pl.Version) {
+			vs = append(vs, pl.Version)
 		}
 	}
 	slices.Sort(trs)

@@ -121,13 +121,13 @@ func (d *driver) connect() (*conn, error) {
 			return nil, err
 		}
 		cn.srv = srv
-		cn.w = clients.NewWire(srv.Stream(), clients.WireOptions{ClientName: d.p.ClientID})
+		cn.w = clients.NewWire(srv.Stream(), clients.WireOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout()})
 		cn.c = cn.w
 	case clientsuite.HTTP:
 		if d.url == "" {
 			return nil, errors.New("no server URL (MCP_CONFORM_URL, or the last argument)")
 		}
-		cn.h = clients.NewHTTPWire(d.url, clients.HTTPOptions{ClientName: d.p.ClientID,
+		cn.h = clients.NewHTTPWire(d.url, clients.HTTPOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout(),
 			Client: reliable.NewHTTPClient(reliable.HTTPClientOptions{Tap: cn.tap, Defect: d.defect})})
 		cn.c = cn.h
 	default:
@@ -162,7 +162,7 @@ func (d *driver) run(ctx context.Context) int {
 	if d.defect == reliable.RequestBeforeInitialize && strings.HasPrefix(d.p.ProtocolVersion, "2025-") {
 		d.requestBeforeInitialize(ctx, cn)
 	}
-	nctx, ncancel := context.WithTimeout(ctx, d.p.Timeout())
+	nctx, ncancel := context.WithTimeout(ctx, d.p.InitializeTimeout())
 	_, err = cn.c.Negotiate(nctx, d.p.ProtocolVersion)
 	timedOut := nctx.Err() != nil
 	ncancel()
@@ -182,7 +182,14 @@ func (d *driver) run(ctx context.Context) int {
 		calls = append(calls, call{tool: "echo", args: map[string]any{"text": "hello"}, policy: reliable.Policy{Class: reliable.ClassSafe, MaxAttempts: 1}})
 	}
 	var wg sync.WaitGroup
-	for _, c := range calls {
+	for i, c := range calls {
+		if i > 0 {
+			// The second call goes while the first is in flight: once the
+			// first's request is on the wire.
+			if err := cn.tap.Wait(ctx, "tools/call", 1); err != nil {
+				d.logf("waiting for the first call to go out: %v", err)
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
