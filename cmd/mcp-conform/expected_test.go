@@ -240,7 +240,7 @@ var (
 	rePort    = regexp.MustCompile(`\b127\.0\.0\.1:\d+\b`)
 	reSpace   = regexp.MustCompile(`\s+`)
 	reTokenID = regexp.MustCompile(`\b[A-Z2-7]{26}\b`) // go-sdk session and stream ids
-	reHexID   = regexp.MustCompile(`\b[0-9a-f]{32}\b`)  // the reference server's session ids
+	reHexID   = regexp.MustCompile(`\b[0-9a-f]{32}\b`) // the reference server's session ids
 )
 
 // oneLine is a reason fit for a row: one line, without the run's random
