@@ -2,7 +2,9 @@ package clientsuite
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -85,7 +87,7 @@ func (r *Run) Negotiated() string {
 		if rep, ok := v.Reply(m.Env.ID, m.Index); ok {
 			var ver string
 			if raw := resultField(rep, "protocolVersion"); raw != nil {
-				_ = jsonUnmarshal(raw, &ver)
+				_ = json.Unmarshal(raw, &ver)
 				if ver != "" {
 					return ver
 				}
@@ -94,7 +96,7 @@ func (r *Run) Negotiated() string {
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
-		_ = jsonUnmarshal(m.Env.Params, &p)
+		_ = json.Unmarshal(m.Env.Params, &p)
 		if p.ProtocolVersion != "" && !strings.HasPrefix(r.Version, "2026") {
 			return p.ProtocolVersion
 		}
@@ -281,6 +283,14 @@ func sessionKey(r *Run, m *Msg) string {
 			}
 		}
 		return fmt.Sprint(n)
+	}
+	if m.Env.Method == "initialize" {
+		// An initialize belongs to the session it creates: the id its
+		// response head hands out.
+		if h := r.View().RespHead[m.Stream]; h != nil {
+			return http.Header(h.Header).Get("Mcp-Session-Id")
+		}
+		return ""
 	}
 	if m.Header != nil {
 		return m.Header.Get("Mcp-Session-Id")

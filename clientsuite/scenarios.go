@@ -288,12 +288,12 @@ var (
 	scHeartbeat = scenario(&Scenario{
 		Name:       "heartbeat-idle",
 		Title:      "a silent call whose stream carries SSE comments: the idle clock still fires",
-		Does:       "call slow (silent for 20 s, a comment every 100 ms on its stream) with timeoutMs 500 reset on progress",
+		Does:       "call slow (silent for 20 s, a comment every 100 ms on its stream) with timeoutMs 800 reset on progress",
 		Transports: []string{HTTP}, Versions: Versions,
 		Server: Server{Heartbeat: 100 * time.Millisecond},
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 1, "stepMs": 20000}, Progress: true,
-				TimeoutMs: ms(500, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(4000, sc),
+				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(4000, sc),
 				LingerMs: ms(300, sc), DeadlineMs: ms(7000, sc)}
 		},
 	})
@@ -422,29 +422,27 @@ func loseFirstCall() faultproxy.Rule {
 // loseCall is a fault of this package: it drops every reply carrying the
 // id of the first reply it sees, and lets every other through.
 type loseCall struct {
+	// mu guards id: HTTP streams are relayed concurrently, so Apply may
+	// run on several at once.
+	mu sync.Mutex
 	id jsonrpc.ID
 }
 
-// Apply drops the replies to the first call. The rule engine runs faults
-// one message at a time per link direction, but HTTP streams are relayed
-// concurrently: the id is guarded.
+// Apply drops the replies to the first call.
 func (l *loseCall) Apply(_ context.Context, c faultproxy.Conduit, msg *faultproxy.Message) {
 	id := msg.Envelope().ID
-	loseMu.Lock()
+	l.mu.Lock()
 	if l.id.IsZero() {
 		l.id = id
 	}
 	lost := l.id == id
-	loseMu.Unlock()
+	l.mu.Unlock()
 	if lost {
 		c.Record(msg, "drop", faultproxy.OutcomeDropped, "the answer to the first call is lost (every copy of it)")
 		return
 	}
 	_ = c.Deliver(msg)
 }
-
-// loseMu guards every loseCall (they are few and brief).
-var loseMu sync.Mutex
 
 // isLegacy reports whether v is a 2025 version.
 func isLegacy(v string) bool { return strings.HasPrefix(v, "2025-") }

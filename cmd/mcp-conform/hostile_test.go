@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
@@ -478,6 +479,12 @@ func TestUsageList(t *testing.T) {
 		}
 	}
 	for _, c := range suites.Catalog() {
+		if seen[c.ID] != 1 {
+			t.Errorf("%s listed %d times", c.ID, seen[c.ID])
+		}
+		delete(seen, c.ID)
+	}
+	for _, c := range clientsuite.Catalog() { // the CLIENT checks of `mcp-conform client`
 		if seen[c.ID] != 1 {
 			t.Errorf("%s listed %d times", c.ID, seen[c.ID])
 		}
