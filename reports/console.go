@@ -45,10 +45,11 @@ const statusWidth = 5
 //	       executed 2 times for one key
 //
 // with the reason indented under every check that did not pass, a totals line
-// "PASS 12  FAIL 1  WARN 2  SKIP 3  ERROR 0", and a verdict line with the exit
-// code ExitCode gives ("verdict: FAIL (exit 1)"). Totals are recomputed from
-// the checks. Text from the target is escaped so it cannot drive the
-// terminal.
+// "PASS 12  FAIL 1  WARN 2  SKIP 3  ERROR 0", a verdict line with the exit
+// code ExitCode gives ("verdict: FAIL (exit 1)"), and last "14 checks gave a
+// verdict, 3 skipped for lack of a role (mcp-conform init drafts one)".
+// Totals are recomputed from the checks. Text from the target is escaped so
+// it cannot drive the terminal.
 func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 	if r == nil {
 		return errors.New("reports: nil report")
@@ -141,6 +142,8 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 	writeBaseline(&b, r, opts.StrictBaseline)
 	b.WriteString(verdict(r, s, opts))
 	b.WriteByte('\n')
+	b.WriteString(roleLine(r.Checks))
+	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -211,6 +214,26 @@ func verdict(r *Report, s Summary, opts ConsoleOptions) string {
 		notes = append(notes, "no checks ran")
 	}
 	line += " (" + strings.Join(notes, "; ") + ")"
+	return line
+}
+
+// roleLine is the console's last line: how many checks gave a verdict
+// (PASS, FAIL or WARN) and how many SKIPped because the target manifest
+// lacks a role (MissingRoleOf), pointing at the command that drafts one.
+func roleLine(checks []Check) string {
+	verdicts, missing := 0, 0
+	for _, c := range checks {
+		switch {
+		case c.Status == Pass || c.Status == Fail || c.Status == Warn:
+			verdicts++
+		case MissingRoleOf(c) != "":
+			missing++
+		}
+	}
+	line := fmt.Sprintf("%d %s a verdict, %d skipped for lack of a role", verdicts, plural(verdicts, "check gave", "checks gave"), missing)
+	if missing > 0 {
+		line += " (mcp-conform init drafts one)"
+	}
 	return line
 }
 

@@ -58,14 +58,71 @@ func TestWriteConsoleVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-			if got := lines[len(lines)-1]; got != tt.want {
-				t.Errorf("last line = %q, want %q", got, tt.want)
+			// The verdict line comes just before the closing role line.
+			if got := lines[len(lines)-2]; got != tt.want {
+				t.Errorf("verdict line = %q, want %q", got, tt.want)
 			}
 			s := Summarize(r.Checks)
 			if ExitCode(s, tt.strict) != exitCodeOf(t, tt.want) {
 				t.Errorf("verdict disagrees with ExitCode")
 			}
 		})
+	}
+}
+
+// TestWriteConsoleRoleLine: the console ends with how many checks gave a
+// verdict and how many skipped for lack of a role, counting only the SKIPs
+// whose reason is the harness's missing-role reason (or that carry
+// MissingRole), and points at init only when there is one.
+func TestWriteConsoleRoleLine(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		checks []Check
+		want   string
+	}{
+		{"none", nil, "0 checks gave a verdict, 0 skipped for lack of a role"},
+		{"one verdict", []Check{{Status: Pass}}, "1 check gave a verdict, 0 skipped for lack of a role"},
+		{"mixed", []Check{
+			{Status: Pass}, {Status: Fail}, {Status: Warn}, {Status: Error, Reason: MissingRoleReason("slow")},
+			{Status: Skip, Reason: MissingRoleReason("slow")},
+			{Status: Skip, Reason: MissingRoleReason("mutation")},
+			{Status: Skip, MissingRole: "task", Reason: "worded otherwise"},
+			{Status: Skip, Reason: "not on the stdio transport (applies to http)"},
+			{Status: Skip, Reason: "the target sent no progress notifications (progress is optional; nothing to check)"},
+			{Status: Skip, Reason: "the slow role declares no probe (probe: {tool, tag}): whether the server's work stopped is not observable from outside"},
+		}, "3 checks gave a verdict, 3 skipped for lack of a role (mcp-conform init drafts one)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteConsole(&buf, &Report{Checks: tt.checks}, ConsoleOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+			if got := lines[len(lines)-1]; got != tt.want {
+				t.Errorf("last line = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMissingRoleOf(t *testing.T) {
+	for _, tt := range []struct {
+		c    Check
+		want string
+	}{
+		{Check{Status: Skip, Reason: MissingRoleReason("slow")}, "slow"},
+		{Check{Status: Skip, Reason: `the target manifest declares no "slow" role`}, "slow"},
+		{Check{Status: Skip, Reason: MissingRoleReason(`we"ird`)}, `we"ird`},
+		{Check{Status: Skip, MissingRole: "flood"}, "flood"},
+		{Check{Status: Pass, MissingRole: "flood", Reason: MissingRoleReason("flood")}, ""},
+		{Check{Status: Error, Reason: MissingRoleReason("slow")}, ""},
+		{Check{Status: Skip, Reason: MissingRoleReason("slow") + "; and more"}, ""},
+		{Check{Status: Skip, Reason: "the target manifest declares no sessionTTL: when its sessions expire is unknown"}, ""},
+		{Check{Status: Skip, Reason: "the manifest declares no task role"}, ""},
+	} {
+		if got := MissingRoleOf(tt.c); got != tt.want {
+			t.Errorf("MissingRoleOf(%s %q, field %q) = %q, want %q", tt.c.Status, tt.c.Reason, tt.c.MissingRole, got, tt.want)
+		}
 	}
 }
 

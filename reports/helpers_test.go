@@ -71,7 +71,7 @@ func sampleReport() *Report {
 			},
 			{
 				ID: "TASK-CANCEL", Title: "Cancelling a task stops its worker", Level: Must, Status: Skip,
-				Reason: "the manifest declares no task role",
+				Reason: MissingRoleReason("task"),
 			},
 			{
 				ID: "RECONNECT-REFETCH", Title: "Reconnect refetches the missed result", Level: Must, Status: Error,

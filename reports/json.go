@@ -29,6 +29,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 //   - "schema" is always SchemaV1 and "summary" is recomputed from the checks
 //     with Summarize, whatever r holds;
 //   - "checks" and each check's "spec" are [] rather than null when empty;
+//   - a SKIP for a role the manifest lacks carries "missingRole"
+//     (MissingRoleOf);
 //   - PASS and SKIP checks drop their transcript unless
 //     opts.KeepAllTranscripts is set;
 //   - a transcript "raw" that is not valid JSON is written as a JSON string of
@@ -77,6 +79,7 @@ func normalized(r *Report, keepAll bool) Report {
 		if c.Spec == nil {
 			c.Spec = []string{}
 		}
+		c.MissingRole = MissingRoleOf(c)
 		if keepAll || keepsTranscript(c.Status) {
 			c.Transcript = normalizedEntries(c.Transcript)
 		} else {

@@ -128,6 +128,11 @@ type Check struct {
 	// Expected is the baseline's reason when this FAIL or WARN is listed
 	// as an expected failure: it does not count toward the exit code.
 	Expected string `json:"expected,omitempty"`
+	// MissingRole names the role of the target manifest whose absence
+	// made the check SKIP ("slow", "mutation", ...): the checks a drafted
+	// manifest (mcp-conform init) would unlock. The JSON report fills it
+	// from the reason the harness gives (MissingRoleReason) when unset.
+	MissingRole string `json:"missingRole,omitempty"`
 }
 
 // Entry is one line of a transcript: a message that crossed the proxy, a fault

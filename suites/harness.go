@@ -336,7 +336,7 @@ func (h *H) run(body func(h *H)) (v verdict) {
 	}
 	for _, role := range h.check.Roles {
 		if _, ok := h.target.Roles[role]; !ok {
-			h.Skip(fmt.Sprintf("the target manifest declares no %q role", role))
+			h.Skip(reports.MissingRoleReason(role))
 		}
 	}
 	sctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)

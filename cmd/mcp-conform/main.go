@@ -88,5 +88,6 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.AddCommand(newHerdCmd())
 	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	root.AddCommand(newVersionCmd(), newSummaryCmd())
+	root.AddCommand(newInitCmd())
 	return root
 }
