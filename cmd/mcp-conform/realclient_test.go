@@ -89,7 +89,7 @@ func TestRealClients(t *testing.T) {
 		scale[rc.name] = fmt.Sprint(rc.scale)
 		for _, v := range realVersions {
 			probes = append(probes, job{rc.name, v, []string{"client", "-q", "--command", command[rc.name], "--spec", v,
-				"--scenario", "tools-call", "--jobs", "2"}})
+				"--scenario", "tools-call", "--jobs", "2", "--time-scale", scale[rc.name]}})
 		}
 	}
 	start := time.Now()
