@@ -199,17 +199,15 @@ func newView(entries []faultproxy.Entry) *View {
 			if m == nil {
 				continue
 			}
-			switch e.Fault {
-			case "drop", "status", "reset":
+			switch e.Outcome {
+			case faultproxy.OutcomeDropped, faultproxy.OutcomeReplaced, faultproxy.OutcomeCut, faultproxy.OutcomeReset, faultproxy.OutcomeAnswered:
 				m.Stopped = true
-			case "cut":
-				m.Stopped = strings.Contains(e.Text, "before")
-			case "delay", "hold":
-				if !strings.Contains(e.Text, "not delivered") {
-					m.Released = -1 // until its release entry
-				}
-			case "release":
+			case faultproxy.OutcomeHeld:
+				m.Released = -1 // until its release entry
+			case faultproxy.OutcomeReleased:
 				m.Released = i
+			case 0:
+				legacyFate(m, e, i)
 			}
 		case faultproxy.EntryNote, faultproxy.EntryProcess:
 			v.Notes = append(v.Notes, e)
@@ -355,4 +353,21 @@ func resultField(m *Msg, key string) json.RawMessage {
 	var r map[string]json.RawMessage
 	_ = json.Unmarshal(m.Env.Result, &r)
 	return r[key]
+}
+
+// legacyFate reads a fault entry without an outcome (a transcript recorded
+// before the proxy wrote outcomes) from its fault name and sentence.
+func legacyFate(m *Msg, e faultproxy.Entry, i int) {
+	switch e.Fault {
+	case "drop", "status", "reset":
+		m.Stopped = true
+	case "cut":
+		m.Stopped = strings.Contains(e.Text, "before")
+	case "delay", "hold":
+		if !strings.Contains(e.Text, "not delivered") {
+			m.Released = -1
+		}
+	case "release":
+		m.Released = i
+	}
 }

@@ -86,8 +86,8 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newHerdCmd())
-	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	root.AddCommand(newVersionCmd(), newSummaryCmd())
 	root.AddCommand(newInitCmd())
+	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	return root
 }
