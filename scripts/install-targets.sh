@@ -26,12 +26,20 @@
 # in fixtures/targets/ts-testtools*.yaml), which is copied into
 # .targets/node_modules/@mcp-conform/testtools the same way.
 #
+# The real clients that `mcp-conform client` grades (TestRealClients) come the
+# same ways: fixtures/clients/ts-client (the TypeScript SDK client's driver) is
+# copied into .targets/ts-client/, fixtures/clients/gosdk-client (the go-sdk
+# client's driver, a nested module pinned like gosdk-server) is built into
+# .targets/bin/gosdk-client, with the same stamp.
+#
 # On success it prints, one per line, "NAME VERSION ENTRY" where ENTRY is the
 # server's entry file (or binary) relative to the repository root, e.g.
 #   server-everything 2026.8.31 .targets/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 #   gosdk-server v1.8.0 .targets/bin/gosdk-server
 #   testtools-ts 0.1.0 .targets/node_modules/@mcp-conform/testtools/index.js
 #   ts-server 1.32.2 .targets/ts-server/server.mjs
+#   ts-client 1.32.2 .targets/ts-client/driver.mjs
+#   gosdk-client v1.8.0 .targets/bin/gosdk-client
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -48,7 +56,7 @@ force=0
 case "${1:-}" in
   --force) force=1 ;;
   "") ;;
-  -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-targets: unknown argument: $1" >&2; exit 2 ;;
 esac
 
@@ -99,24 +107,29 @@ else
   printf '%s\n' "$want" >"$stamp"
 fi
 
-# gosdk-server: a nested Go module (its own go.mod/go.sum), so building it never
-# touches the root module. It uses testtools/gosdk (another nested module, by a
-# replace directive). Same stamp idea: both modules' sources + go.mod + go.sum +
-# go version.
-gosrc="$root/fixtures/targets/gosdk-server"
-gobin="$prefix/bin/gosdk-server"
-gostamp="$prefix/bin/.gosdk-server.stamp"
-gotools="$root/testtools/gosdk"
-gowant="$({ (cd "$gosrc" && cat go.mod go.sum *.go); (cd "$gotools" && cat go.mod go.sum *.go); } | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
-if [ "$force" -eq 0 ] && [ -x "$gobin" ] && [ -f "$gostamp" ] && [ "$(cat "$gostamp")" = "$gowant" ]; then
-  : # already built
-else
+# gosdk-server and gosdk-client: nested Go modules (each its own go.mod/go.sum),
+# so building them never touches the root module. gosdk-server uses
+# testtools/gosdk (another nested module, by a replace directive). Same stamp
+# idea: the sources + go.mod + go.sum of the module and of the modules it
+# uses, and the go version.
+build_go() { # build_go SOURCE-DIR NAME [USED-MODULE-DIR ...]
+  local gosrc="$1" name="$2"
+  shift 2
+  local gobin="$prefix/bin/$name" gostamp="$prefix/bin/.$name.stamp" gowant d
+  gowant="$(for d in "$gosrc" "$@"; do (cd "$d" && cat go.mod go.sum *.go); done | { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; } | cut -d' ' -f1) $(go env GOVERSION)"
+  if [ "$force" -eq 0 ] && [ -x "$gobin" ] && [ -f "$gostamp" ] && [ "$(cat "$gostamp")" = "$gowant" ]; then
+    return 0 # already built
+  fi
   echo "install-targets: building $gobin ..." >&2
   mkdir -p "$prefix/bin"
   rm -f "$gostamp"
   (cd "$gosrc" && GOWORK=off go build -o "$gobin" .) >&2
   printf '%s\n' "$gowant" >"$gostamp"
-fi
+}
+gosrc="$root/fixtures/targets/gosdk-server"
+build_go "$gosrc" gosdk-server "$root/testtools/gosdk"
+goclientsrc="$root/fixtures/clients/gosdk-client"
+build_go "$goclientsrc" gosdk-client
 
 # @mcp-conform/testtools (testtools/ts): the drop-in test tools for TypeScript
 # SDK servers, copied (not linked: a symlink's real path would not find the
@@ -139,6 +152,14 @@ mkdir -p "$tsdst"
 cp "$tssrc"/*.mjs "$tsdst"/
 node --check "$tsdst/server.mjs" >&2
 
+# ts-client: the driver of the TypeScript SDK client, likewise.
+tscsrc="$root/fixtures/clients/ts-client"
+tscdst="$prefix/ts-client"
+rm -rf "$tscdst"
+mkdir -p "$tscdst"
+cp "$tscsrc"/*.mjs "$tscdst"/
+node --check "$tscdst/driver.mjs" >&2
+
 for t in "${targets[@]}"; do
   IFS='|' read -r name pkg entry <<<"$t"
   [ "$name" = typescript-sdk ] && continue
@@ -147,4 +168,7 @@ for t in "${targets[@]}"; do
 done
 echo "testtools-ts $(node -p "require(process.argv[1]).version" "$ttdst/package.json") .targets/node_modules/@mcp-conform/testtools/index.js"
 echo "ts-server $(node -p "require(process.argv[1]).version" "$prefix/node_modules/@modelcontextprotocol/sdk/package.json") .targets/ts-server/server.mjs"
-echo "gosdk-server $(awk '{for (i = 1; i < NF; i++) if ($i == "github.com/modelcontextprotocol/go-sdk") {print $(i+1); exit}}' "$gosrc/go.mod") .targets/bin/gosdk-server"
+gosdk_version() { awk '{for (i = 1; i < NF; i++) if ($i == "github.com/modelcontextprotocol/go-sdk") {print $(i+1); exit}}' "$1/go.mod"; }
+echo "gosdk-server $(gosdk_version "$gosrc") .targets/bin/gosdk-server"
+echo "ts-client $(node -p "require(process.argv[1]).version" "$prefix/node_modules/@modelcontextprotocol/sdk/package.json") .targets/ts-client/driver.mjs"
+echo "gosdk-client $(gosdk_version "$goclientsrc") .targets/bin/gosdk-client"
