@@ -1,0 +1,75 @@
+// Command proxyprof is `mcp-conform proxy --url UPSTREAM --listen ADDR` (no
+// rule, the same transcript limit) with a CPU and an allocation profile of
+// the proxy alone, written when it gets SIGTERM or SIGINT: the proxy as its
+// own process, under the load of bench/cmd/proxycmp, without the client
+// and the upstream in the profile (the faultproxy Go benchmarks run all
+// three in one process).
+//
+//	PROXYPROF_CPU=cpu.out PROXYPROF_MEM=mem.out proxyprof proxy --url http://127.0.0.1:PORT --listen 127.0.0.1:0
+//	proxycmp compare -mcp-conform "$(command -v proxyprof)" -stdio=false …
+//	go tool pprof -top proxyprof cpu.out
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/mcp-conform/mcp-conform/faultproxy"
+)
+
+func main() {
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "proxy" {
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("proxyprof", flag.ExitOnError)
+	upstream := fs.String("url", "", "upstream MCP endpoint")
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
+	_ = fs.Parse(args)
+	if err := run(*upstream, *listen); err != nil {
+		fmt.Fprintln(os.Stderr, "proxyprof:", err)
+		os.Exit(1)
+	}
+}
+
+func run(upstream, listen string) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	if f := os.Getenv("PROXYPROF_CPU"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if os.Getenv("PROXYPROF_MEM") != "" {
+		runtime.MemProfileRate = 4096
+	}
+	p, err := faultproxy.StartHTTP(context.Background(), faultproxy.HTTPOptions{Upstream: upstream, Listen: listen})
+	if err != nil {
+		return err
+	}
+	p.Transcript().SetLimit(4096) // as cmd/mcp-conform's proxy command
+	fmt.Println(p.URL())
+	<-sigs
+	_ = p.Close()
+	if f := os.Getenv("PROXYPROF_MEM"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		return pprof.Lookup("allocs").WriteTo(out, 0)
+	}
+	return nil
+}
