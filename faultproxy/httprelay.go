@@ -12,7 +12,7 @@ import (
 // relayBody relays a non-SSE response: the whole body is one message.
 func (ex *exchange) relayBody(resp *http.Response) {
 	ex.discardEarly()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(ex.p.opts.MaxFrame)+1))
+	body, err := readBody(resp.Body, resp.ContentLength, ex.p.opts.MaxFrame)
 	if err != nil {
 		// The upstream broke off: the client gets what came, then a
 		// broken connection too, not a complete shorter body.
@@ -83,7 +83,7 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 			continue
 		}
 		msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: ev.Raw, At: ex.p.tr.Since(), Stream: ex.name,
-			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: []byte(ev.Data)}
+			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: payloadOf(ev)}
 		ex.p.record(msg)
 		ex.p.apply(msg, s)
 	}
@@ -103,7 +103,7 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: inc.Partial, Text: "incomplete event at end of stream (passed on as it came)"})
 		ex.write(inc.Partial, true)
 	case ex.isCut():
-	case ex.r.Context().Err() != nil:
+	case ex.cctx.Err() != nil:
 		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "client closed the stream; upstream request cancelled"})
 	default:
 		// The upstream broke off (or the proxy is closing): pass on the
@@ -122,6 +122,22 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	ex.flushBufferLocked()
 	ex.flushPendingLocked()
 	ex.mu.Unlock()
+}
+
+// payloadOf is the event's data as bytes: for an event of one "data:"
+// line (what servers send), the part of its raw bytes that holds it,
+// without a copy (the bytes are never changed); otherwise a copy.
+func payloadOf(ev sse.Event) []byte {
+	raw := ev.Raw
+	for _, prefix := range [...]string{"data: ", "data:"} {
+		if len(raw) >= len(prefix)+len(ev.Data) && string(raw[:len(prefix)]) == prefix {
+			p := raw[len(prefix) : len(prefix)+len(ev.Data)]
+			if string(p) == ev.Data {
+				return p[:len(p):len(p)]
+			}
+		}
+	}
+	return []byte(ev.Data)
 }
 
 // flushingBody is the upstream event stream as the sse.Reader reads it:
@@ -240,9 +256,9 @@ func (ex *exchange) writeLocked(b []byte) error {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
-		case <-ex.r.Context().Done():
+		case <-ex.cctx.Done():
 			t.Stop()
-			return ex.r.Context().Err()
+			return ex.cctx.Err()
 		case <-ex.p.ctx.Done():
 			t.Stop()
 			return ex.p.ctx.Err()
@@ -261,7 +277,12 @@ const (
 // flushLocked flushes what was written to the client; the relayed events
 // this sends count as passed.
 func (ex *exchange) flushLocked() error {
-	err := http.NewResponseController(ex.w).Flush()
+	var err error
+	if f, ok := ex.w.(interface{ FlushError() error }); ok {
+		err = f.FlushError()
+	} else {
+		err = http.NewResponseController(ex.w).Flush()
+	}
 	if len(ex.unflushed) > 0 {
 		if err == nil {
 			for _, msg := range ex.unflushed {
