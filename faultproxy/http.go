@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,7 +51,7 @@ type HTTP struct {
 	client   *http.Client
 	exch     atomic.Int64
 	handlers sync.WaitGroup
-	redact   map[string]bool
+	redact   []string // canonical header names the transcript hides
 
 	liveMu sync.Mutex
 	live   map[*exchange]struct{} // event streams being relayed
@@ -89,10 +90,12 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		upstream: up,
 		ln:       ln,
 		client:   &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		redact:   map[string]bool{"Authorization": true, "Cookie": true, "Set-Cookie": true, "Proxy-Authorization": true},
+		redact:   []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"},
 	}
 	for _, h := range opts.Redact {
-		p.redact[http.CanonicalHeaderKey(h)] = true
+		if k := http.CanonicalHeaderKey(h); !slices.Contains(p.redact, k) {
+			p.redact = append(p.redact, k)
+		}
 	}
 	p.srv = newHTTPServer(p.ctx, p, fixedSendBuffers{ln}, direct)
 	go p.srv.serve()
@@ -173,7 +176,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.handlers.Add(1)
 	defer p.handlers.Done()
 	n := p.exch.Add(1)
-	ex := &exchange{p: p, w: w, r: r, name: r.Method + "#" + strconv.FormatInt(n, 10), cctx: r.Context()}
+	ex := &exchange{p: p, w: w, r: r, name: exchangeName(r.Method, n), cctx: r.Context()}
 	if cw, ok := w.(*responseWriter); ok {
 		// The proxy's own server: the contexts are the connection's, and
 		// stopping the upstream request interrupts its connection.
@@ -244,6 +247,13 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// exchangeName is "METHOD#n", in one allocation.
+func exchangeName(method string, n int64) string {
+	var b [40]byte
+	s := append(append(b[:0], method...), '#')
+	return string(strconv.AppendInt(s, n, 10))
+}
+
 // isEventStream reports whether the media type of h's Content-Type is
 // text/event-stream (what mime.ParseMediaType would say of it, without
 // parsing the parameters).
@@ -259,7 +269,7 @@ func isEventStream(h http.Header) bool {
 func (p *HTTP) headers(h http.Header) map[string][]string {
 	secret := false
 	for k := range h {
-		if p.redact[http.CanonicalHeaderKey(k)] {
+		if p.secret(k) {
 			secret = true
 			break
 		}
@@ -269,7 +279,7 @@ func (p *HTTP) headers(h http.Header) map[string][]string {
 	}
 	out := make(map[string][]string, len(h))
 	for k, v := range h {
-		if p.redact[http.CanonicalHeaderKey(k)] {
+		if p.secret(k) {
 			out[k] = redactedValue
 			continue
 		}
@@ -279,6 +289,17 @@ func (p *HTTP) headers(h http.Header) map[string][]string {
 }
 
 var redactedValue = []string{"[redacted]"}
+
+// secret reports whether the transcript hides header k (a few names: a
+// comparison each, no hashing).
+func (p *HTTP) secret(k string) bool {
+	for _, r := range p.redact {
+		if len(r) == len(k) && (r == k || r == http.CanonicalHeaderKey(k)) {
+			return true
+		}
+	}
+	return false
+}
 
 // readBody reads a message body of up to max bytes, and one byte more when
 // it is longer: in one allocation of its size when the length is known.

@@ -2,7 +2,6 @@ package faultproxy
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // httpServer is the proxy's client-facing HTTP/1.1 server. It does what
@@ -236,21 +237,27 @@ func (sc *srvConn) serve() {
 		if !sc.state.CompareAndSwap(connIdle, connActive) {
 			return
 		}
-		// The deadline is needed only when the whole head is not here yet.
-		timed := !bytes.Contains(peekBuffered(sc.br), []byte("\r\n\r\n"))
-		if timed {
+		// A head already whole in the buffer needs no deadline, and most
+		// are read by the fast path (httphead.go).
+		req := readRequestFast(sc.br)
+		if req == nil {
 			_ = sc.c.SetReadDeadline(time.Now().Add(headerTimeout))
-		}
-		req, err := http.ReadRequest(sc.br)
-		if timed {
+			var err error
+			req, err = http.ReadRequest(sc.br)
 			_ = sc.c.SetReadDeadline(time.Time{})
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				sc.badRequest(err)
+			if err == nil {
+				err = checkRequest(req)
 			}
-			return
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					sc.badRequest(err)
+				}
+				return
+			}
 		}
+		// As http.ReadRequest: the Host field is the request's Host, not
+		// a header.
+		delete(req.Header, "Host")
 		if !sc.serveOne(req) {
 			return
 		}
@@ -263,6 +270,34 @@ func (sc *srvConn) serve() {
 func peekBuffered(br *bufio.Reader) []byte {
 	b, _ := br.Peek(br.Buffered())
 	return b
+}
+
+// checkRequest refuses what net/http's server refuses in a request that
+// http.ReadRequest read: another HTTP version than 1.x, an HTTP/1.1
+// request without exactly one valid Host field, an invalid field name or
+// value.
+func checkRequest(req *http.Request) error {
+	if req.ProtoMajor != 1 {
+		return errors.New("unsupported protocol version")
+	}
+	// http.ReadRequest moved the Host field (one at most) to req.Host.
+	if req.ProtoAtLeast(1, 1) && req.Host == "" && req.Method != http.MethodConnect {
+		return errors.New("missing required Host header")
+	}
+	if req.Host != "" && !httpguts.ValidHostHeader(req.Host) {
+		return errors.New("malformed Host header")
+	}
+	for k, vv := range req.Header {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return errors.New("invalid header name")
+		}
+		for _, v := range vv {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return errors.New("invalid header value")
+			}
+		}
+	}
+	return nil
 }
 
 // badRequest answers a request that could not be read, as net/http does.
@@ -540,7 +575,10 @@ func (w *responseWriter) Header() http.Header {
 			delete(w.header, k)
 		}
 		if w.dropLength {
+			// Dropped from the copy: a length set from now on is the
+			// response's own.
 			delete(w.header, "Content-Length")
+			w.dropLength = false
 		}
 	}
 	if w.header == nil {

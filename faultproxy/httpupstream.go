@@ -126,14 +126,18 @@ func (sc *srvConn) upRoundTrip(ctx context.Context, d *upstreamDialer, r *http.R
 			}
 			return nil, err
 		}
-		var resp *http.Response
+		resp := readResponseFast(uc.br, r)
 		var err error
-		for {
+		for resp == nil {
 			resp, err = http.ReadResponse(uc.br, r)
-			if err != nil || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			if err != nil {
 				break
 			}
-			// 1xx (100 Continue, 103 Early Hints): the final head follows.
+			if resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+				// 1xx (100 Continue, 103 Early Hints): the final head
+				// follows.
+				resp = readResponseFast(uc.br, r)
+			}
 		}
 		if err != nil {
 			return nil, fail(err)
@@ -154,14 +158,16 @@ func (sc *srvConn) dropUp(uc *upConn) {
 }
 
 // interruptUp stops the exchange using the upstream connection, if one
-// is: its blocked read or write returns at once. The exchange's upstream
-// context has ended already (an exchange's upStop, or the end of the
-// connection's upParent); this is what makes the connection notice.
+// is, by closing the connection: its blocked read or write returns at
+// once, and the server sees its request go, at once too (as when
+// http.Transport cancels a request), even while the exchange still waits
+// on its faults. The exchange's upstream context has ended already (its
+// upStop, or the end of the connection's upParent).
 func (sc *srvConn) interruptUp() {
 	sc.upMu.Lock()
 	if uc := sc.up; uc != nil && sc.upBusy.Load() {
 		uc.interrupted = true
-		_ = uc.c.SetDeadline(aLongTimeAgo)
+		uc.close()
 	}
 	sc.upMu.Unlock()
 }
