@@ -47,7 +47,10 @@ type exchange struct {
 	early []byte
 	// unflushed are events relayed (written) but not yet flushed; they
 	// count as passed at the flush. See relay and flushingBody.
-	unflushed []*Message
+	unflushed      []*Message
+	unflushedBytes int
+	// headUnflushed: the response head is written, not yet flushed.
+	headUnflushed bool
 }
 
 var _ StreamControl = (*exchange)(nil)

@@ -26,8 +26,9 @@ import (
 // to the standard library, as before.
 
 // readRequestFast reads a request head that qualifies, or returns nil
-// having consumed nothing.
-func readRequestFast(br *bufio.Reader) *http.Request {
+// having consumed nothing. Its body, if any, is lb (reused by the caller
+// from one request to the next) or a new one when lb is nil.
+func readRequestFast(br *bufio.Reader, lb *lengthBody) *http.Request {
 	buf := peekBuffered(br)
 	end := bytes.Index(buf, crlfcrlf)
 	if end < 0 || end+4 > maxHeaderBytes {
@@ -72,7 +73,7 @@ func readRequestFast(br *bufio.Reader) *http.Request {
 	req := &http.Request{Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Host: host, RequestURI: target, ContentLength: length, Body: http.NoBody}
 	if length > 0 {
-		req.Body = &lengthBody{r: br, n: length}
+		req.Body = newLengthBody(lb, br, length)
 	}
 	_, _ = br.Discard(end + 4)
 	return req
@@ -80,8 +81,8 @@ func readRequestFast(br *bufio.Reader) *http.Request {
 
 // readResponseFast reads a response head to req that qualifies, with a
 // Content-Length body (or none, by its status), or returns nil having
-// consumed nothing.
-func readResponseFast(br *bufio.Reader, req *http.Request) *http.Response {
+// consumed nothing. Its body is lb, as for readRequestFast.
+func readResponseFast(br *bufio.Reader, req *http.Request, lb *lengthBody) *http.Response {
 	if req.Method == http.MethodHead {
 		return nil
 	}
@@ -129,7 +130,7 @@ func readResponseFast(br *bufio.Reader, req *http.Request) *http.Response {
 	}
 	resp.ContentLength = length
 	if length > 0 {
-		resp.Body = &lengthBody{r: br, n: length}
+		resp.Body = newLengthBody(lb, br, length)
 	}
 	_, _ = br.Discard(end + 4)
 	return resp
@@ -411,6 +412,14 @@ func isTokenByte(c byte) bool {
 type lengthBody struct {
 	r *bufio.Reader
 	n int64
+}
+
+func newLengthBody(lb *lengthBody, r *bufio.Reader, n int64) *lengthBody {
+	if lb == nil {
+		lb = new(lengthBody)
+	}
+	*lb = lengthBody{r: r, n: n}
+	return lb
 }
 
 func (b *lengthBody) Read(p []byte) (int, error) {

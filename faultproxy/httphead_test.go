@@ -68,7 +68,7 @@ func bufferedReader(in string) *bufio.Reader {
 func requestSame(t *testing.T, in string) bool {
 	t.Helper()
 	fbr := bufferedReader(in)
-	fast := readRequestFast(fbr)
+	fast := readRequestFast(fbr, nil)
 	if fast == nil {
 		if fbr.Buffered() != len(in) && len(in) > 0 {
 			t.Errorf("%q: the fast path declined but consumed bytes", in)
@@ -118,7 +118,7 @@ func responseSame(t *testing.T, in string) bool {
 	t.Helper()
 	req := &http.Request{Method: http.MethodPost}
 	fbr := bufferedReader(in)
-	fast := readResponseFast(fbr, req)
+	fast := readResponseFast(fbr, req, nil)
 	if fast == nil {
 		if fbr.Buffered() != len(in) && len(in) > 0 {
 			t.Errorf("%q: the fast path declined but consumed bytes", in)
@@ -176,7 +176,7 @@ func TestHeadFastPathMatchesStdlib(t *testing.T) {
 // end, as the library's body says.
 func TestHeadFastPathTruncatedBody(t *testing.T) {
 	in := "POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc"
-	req := readRequestFast(bufferedReader(in))
+	req := readRequestFast(bufferedReader(in), nil)
 	if req == nil {
 		t.Fatal("declined")
 	}

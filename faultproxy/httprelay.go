@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -63,14 +64,23 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 		delete(ex.p.live, ex)
 		ex.p.liveMu.Unlock()
 	}()
+	fb := flushingBody{ex: ex, r: resp.Body}
+	if ub, ok := resp.Body.(*upBody); ok {
+		fb.up, fb.chunked = ub, len(resp.TransferEncoding) > 0
+	}
 	ex.mu.Lock()
 	ex.copyHeaders(resp, true)
-	ex.flushLocked()
+	// The head goes out with the first event when that event has
+	// arrived with it, else before the proxy waits for it.
+	ex.headUnflushed = true
+	if !fb.ready() {
+		ex.flushLocked()
+	}
 	ex.mu.Unlock()
 	if early := ex.takeEarly(); len(early) > 0 {
 		_ = ex.write(early, true)
 	}
-	rd := sse.NewReader(flushingBody{ex: ex, r: resp.Body}, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
+	rd := sse.NewReader(fb, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
 	s := streamSink{ex}
 	var err error
 	for {
@@ -147,16 +157,46 @@ func payloadOf(ev sse.Event) []byte {
 // the client instead of one per event), while an event that was the last
 // one buffered is flushed before the proxy waits for more: none waits for
 // the next one.
+//
+// When the next read is sure to return bytes that have already arrived
+// (they are in the upstream connection's buffer), the flush waits for
+// them: what arrived together still leaves together, and nothing waits for
+// bytes that have not arrived. Up to coalesceMax bytes are held so.
 type flushingBody struct {
-	ex *exchange
-	r  io.Reader
+	ex      *exchange
+	r       io.Reader
+	up      *upBody // the body on the proxy's own upstream connection, or nil
+	chunked bool
 }
+
+// coalesceMax bounds the relayed bytes a flush waits for.
+const coalesceMax = 32 << 10
 
 func (b flushingBody) Read(p []byte) (int, error) {
 	b.ex.mu.Lock()
-	b.ex.flushPendingLocked()
+	if b.ex.unflushedBytes >= coalesceMax || !b.ready() {
+		b.ex.flushPendingLocked()
+	}
 	b.ex.mu.Unlock()
 	return b.r.Read(p)
+}
+
+// ready reports whether the next read returns without waiting: bytes of
+// the body are in the upstream connection's buffer. For a chunked body
+// that means a whole chunk-size line (after the CRLF that ends the
+// previous chunk) and a byte after it: mid-chunk the test is stricter
+// than needed, never looser.
+func (b flushingBody) ready() bool {
+	if b.up == nil {
+		return false
+	}
+	buf := peekBuffered(b.up.uc.br)
+	if !b.chunked {
+		return len(buf) > 0
+	}
+	buf = bytes.TrimPrefix(buf, []byte("\r\n"))
+	i := bytes.Index(buf, []byte("\r\n"))
+	return i >= 0 && len(buf) > i+2
 }
 
 // relay writes an event that no fault acted on, leaving the flush to
@@ -182,13 +222,14 @@ func (ex *exchange) relay(msg *Message) error {
 		return err
 	}
 	ex.unflushed = append(ex.unflushed, msg)
+	ex.unflushedBytes += len(msg.Raw)
 	return nil
 }
 
 // flushPendingLocked flushes events relayed but not yet flushed, even on a
 // cut stream (they were relayed before the cut).
 func (ex *exchange) flushPendingLocked() {
-	if len(ex.unflushed) > 0 {
+	if len(ex.unflushed) > 0 || ex.headUnflushed {
 		_ = ex.flushLocked()
 	}
 }
@@ -283,6 +324,7 @@ func (ex *exchange) flushLocked() error {
 	} else {
 		err = http.NewResponseController(ex.w).Flush()
 	}
+	ex.headUnflushed, ex.unflushedBytes = false, 0
 	if len(ex.unflushed) > 0 {
 		if err == nil {
 			for _, msg := range ex.unflushed {

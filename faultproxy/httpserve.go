@@ -187,6 +187,7 @@ type srvConn struct {
 	pend, chunk []byte
 	rw          responseWriter
 	hook        eofHook
+	body        lengthBody
 
 	// The watch. n numbers the exchanges; exch is the running one's
 	// number once its request body has been read (0 otherwise); seen is
@@ -239,7 +240,7 @@ func (sc *srvConn) serve() {
 		}
 		// A head already whole in the buffer needs no deadline, and most
 		// are read by the fast path (httphead.go).
-		req := readRequestFast(sc.br)
+		req := readRequestFast(sc.br, &sc.body)
 		if req == nil {
 			_ = sc.c.SetReadDeadline(time.Now().Add(headerTimeout))
 			var err error

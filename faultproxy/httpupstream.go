@@ -38,6 +38,10 @@ type upConn struct {
 	br   *bufio.Reader
 	buf  []byte // the request being written, reused
 	used time.Time
+	// body and lb are the response body of the exchange using the
+	// connection, reused by each.
+	body upBody
+	lb   lengthBody
 	// interrupted: interruptUp stopped the exchange using it (its
 	// deadline is in the past): it is not used again. Guarded by the
 	// srvConn's upMu.
@@ -126,7 +130,7 @@ func (sc *srvConn) upRoundTrip(ctx context.Context, d *upstreamDialer, r *http.R
 			}
 			return nil, err
 		}
-		resp := readResponseFast(uc.br, r)
+		resp := readResponseFast(uc.br, r, &uc.lb)
 		var err error
 		for resp == nil {
 			resp, err = http.ReadResponse(uc.br, r)
@@ -136,13 +140,14 @@ func (sc *srvConn) upRoundTrip(ctx context.Context, d *upstreamDialer, r *http.R
 			if resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 				// 1xx (100 Continue, 103 Early Hints): the final head
 				// follows.
-				resp = readResponseFast(uc.br, r)
+				resp = readResponseFast(uc.br, r, &uc.lb)
 			}
 		}
 		if err != nil {
 			return nil, fail(err)
 		}
-		resp.Body = &upBody{sc: sc, uc: uc, rc: resp.Body, ctx: ctx, keep: !resp.Close}
+		uc.body = upBody{sc: sc, uc: uc, rc: resp.Body, ctx: ctx, keep: !resp.Close}
+		resp.Body = &uc.body
 		return resp, nil
 	}
 }

@@ -103,6 +103,7 @@ func report(samples []sample, rounds int, sz sizes, elapsed time.Duration) strin
 	fmt.Fprintf(&b, "| metric | direct | toxiproxy v2.12.0, no toxic | mcp-conform proxy, no rule | mcp-conform ÷ toxiproxy, per round | target |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|\n")
 	for _, r := range rows {
+		r.label = strings.Replace(r.label, "10 000", groupDigits(sz.Stream), 1)
 		second, third := "toxiproxy", "mcp-conform"
 		if r.metric == "stdio-p50" {
 			second = "relay"
@@ -147,6 +148,15 @@ func report(samples []sample, rounds int, sz sizes, elapsed time.Duration) strin
 	fmt.Fprintf(&b, "\n%d rounds in %.0f s; per round and path: %d sequential round trips, %d callers for %s, %d event-stream POSTs, %d × %d-event streams, %d stdio round trips.\n",
 		rounds, elapsed.Seconds(), sz.Seq, sz.Callers, sz.Parallel, sz.TTFE, sz.Streams, sz.Stream, sz.Stdio)
 	return b.String()
+}
+
+// groupDigits writes n with a space between thousands: 10 000.
+func groupDigits(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + " " + s[i:]
+	}
+	return s
 }
 
 func verdict(ok bool, what string) string {
