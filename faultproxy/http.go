@@ -41,7 +41,8 @@ type HTTPOptions struct {
 // HTTP is a fault proxy in front of a Streamable HTTP server: each POST
 // body, each JSON response and each SSE event is a message that goes
 // through the rules; with no rule active it relays bytes unchanged and
-// flushes at every event boundary.
+// flushes at every event boundary, except that events that have already
+// arrived together leave together (nothing waits for bytes to come).
 type HTTP struct {
 	*core
 	opts     HTTPOptions
@@ -204,7 +205,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ex.body = body
 	ex.uri = r.URL.RequestURI()
-	p.tr.Add(Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
 	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method}
 	p.record(msg)
 	p.apply(msg, reqSink{ex})
@@ -236,7 +237,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	p.tr.Add(Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
 	if isEventStream(resp.Header) {
 		ex.relaySSE(resp)
 	} else {

@@ -3,8 +3,10 @@ package faultproxy
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httputil"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -53,7 +55,7 @@ func readRequestFast(br *bufio.Reader, lb *lengthBody) *http.Request {
 		return nil
 	}
 	h, fl, ok := parseFields(head, i+2)
-	if !ok || fl&(fieldFallback) != 0 || fl&fieldHost == 0 {
+	if !ok || fl&(fieldFallback|fieldChunked) != 0 || fl&fieldHost == 0 {
 		return nil
 	}
 	u, err := url.ParseRequestURI(target)
@@ -112,7 +114,8 @@ func readResponseFast(br *bufio.Reader, req *http.Request, lb *lengthBody) *http
 		return nil
 	}
 	h, fl, ok := parseFields(head, i+2)
-	if !ok || fl&(fieldFallback|fieldHost) != 0 {
+	chunked := fl&fieldChunked != 0
+	if !ok || fl&(fieldFallback|fieldHost) != 0 || chunked && fl&fieldLength != 0 {
 		return nil
 	}
 	resp := &http.Response{Status: line[9:], StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -123,25 +126,104 @@ func readResponseFast(br *bufio.Reader, req *http.Request, lb *lengthBody) *http
 			return nil
 		}
 	}
-	if code == http.StatusNoContent || code == http.StatusNotModified {
+	switch {
+	case code == http.StatusNoContent || code == http.StatusNotModified:
+		if chunked {
+			return nil
+		}
 		length = 0
-	} else if fl&fieldLength == 0 {
+	case chunked:
+		// As http.ReadResponse: the field leaves the header for
+		// TransferEncoding, the length is unknown.
+		delete(h, "Transfer-Encoding")
+		resp.TransferEncoding = []string{"chunked"}
+		length = -1
+	case fl&fieldLength == 0:
 		return nil // a body that ends with the connection
 	}
 	resp.ContentLength = length
-	if length > 0 {
+	switch {
+	case chunked:
+		resp.Body = &chunkedBody{br: br, cr: httputil.NewChunkedReader(br)}
+	case length > 0:
 		resp.Body = newLengthBody(lb, br, length)
 	}
 	_, _ = br.Discard(end + 4)
 	return resp
 }
 
+// chunkedBody is a chunked response body: httputil's chunked reader, then
+// the trailer section (its fields are dropped: the proxy relays none), so
+// that the connection is at the next response.
+type chunkedBody struct {
+	br   *bufio.Reader
+	cr   io.Reader
+	done bool
+	err  error
+}
+
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if b.done {
+		return 0, b.err
+	}
+	n, err := b.cr.Read(p)
+	if err == io.EOF {
+		b.done = true
+		b.err = b.readTrailer()
+		if b.err == nil {
+			b.err = io.EOF
+		}
+		return n, b.err
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		b.done, b.err = true, err
+	}
+	return n, err
+}
+
+func (b *chunkedBody) readTrailer() error {
+	// As net/http reads a trailer: a CRLF, or fields read by textproto.
+	buf, err := b.br.Peek(2)
+	if len(buf) == 2 && buf[0] == '\r' && buf[1] == '\n' {
+		_, _ = b.br.Discard(2)
+		return nil
+	}
+	if len(buf) < 2 {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	// A field section ends within the buffer (net/http's guard against an
+	// endless trailer).
+	for n := 4; ; n++ {
+		buf, err := b.br.Peek(n)
+		if bytes.HasSuffix(buf, crlfcrlf) {
+			break
+		}
+		if err != nil || n >= b.br.Size() {
+			return errors.New("faultproxy: trailer too long or not ended")
+		}
+	}
+	_, err = textproto.NewReader(b.br).ReadMIMEHeader()
+	return err
+}
+
+func (b *chunkedBody) Close() error { return nil }
+
 var crlfcrlf = []byte("\r\n\r\n")
 
 // What parseFields saw.
 const (
-	fieldHost   = 1 << iota // a Host field
-	fieldLength             // a Content-Length field
+	fieldHost    = 1 << iota // a Host field
+	fieldLength              // a Content-Length field
+	fieldChunked             // Transfer-Encoding: chunked, the one coding
 	// fieldFallback: a field the fast path leaves to the standard library.
 	fieldFallback
 )
@@ -190,7 +272,12 @@ func parseFields(head string, i int) (h http.Header, fl int, ok bool) {
 				fl |= fieldFallback // several: the library decides
 			}
 			fl |= fieldLength
-		case "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection", "Expect", "Trailer", "Te", "Upgrade", "Pragma":
+		case "Transfer-Encoding":
+			if fl&fieldChunked != 0 || v != "chunked" {
+				fl |= fieldFallback
+			}
+			fl |= fieldChunked
+		case "Connection", "Keep-Alive", "Proxy-Connection", "Expect", "Trailer", "Te", "Upgrade", "Pragma":
 			fl |= fieldFallback
 		}
 		if slices.Contains(keys, key) {

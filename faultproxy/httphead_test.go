@@ -45,9 +45,14 @@ var (
 		"HTTP/1.1 204 No Content\r\nX: y\r\n\r\n",
 		"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: 10\r\n\r\nnot found\n",
 		"HTTP/1.1 299 \r\nContent-Length: 1\r\n\r\nxHTTP/1.1 200 OK\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nc8\r\n" + strings.Repeat("d", 200) + "\r\n3;ext=1\r\nabc\r\n0\r\nX-Trailer: t\r\n\r\nnext",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
 	}
 	slowResponses = []string{
-		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+		"HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nuntil close",
 		"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx",
 		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\nx",
@@ -106,6 +111,9 @@ func sameBodies(t *testing.T, in string, fb, sb io.Reader, fbr, sbr *bufio.Reade
 	s, serr := io.ReadAll(sb)
 	if !bytes.Equal(f, s) || (ferr == nil) != (serr == nil) {
 		t.Errorf("%q: body %q (%v), library %q (%v)", in, f, ferr, s, serr)
+	}
+	if ferr != nil || serr != nil {
+		return // the connection is not used again after a broken body
 	}
 	fr, _ := io.ReadAll(fbr)
 	sr, _ := io.ReadAll(sbr)
@@ -197,5 +205,49 @@ func FuzzHeadFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		requestSame(t, in)
 		responseSame(t, in)
+	})
+}
+
+// BenchmarkReadHead reads a typical MCP request head (a tools/call POST)
+// and a typical JSON answer head, with the fast path and with the
+// standard library (what the proxy used for every head before).
+func BenchmarkReadHead(b *testing.B) {
+	req := fastRequests[0]
+	resp := fastResponses[0]
+	hreq := &http.Request{Method: http.MethodPost}
+	run := func(b *testing.B, in string, read func(*bufio.Reader) error) {
+		r := strings.NewReader(in)
+		br := bufio.NewReaderSize(r, 64<<10)
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Reset(in)
+			br.Reset(r)
+			_, _ = br.Peek(1)
+			if err := read(br); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("request/fast", func(b *testing.B) {
+		run(b, req, func(br *bufio.Reader) error {
+			if readRequestFast(br, nil) == nil {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		})
+	})
+	b.Run("request/stdlib", func(b *testing.B) {
+		run(b, req, func(br *bufio.Reader) error { _, err := http.ReadRequest(br); return err })
+	})
+	b.Run("response/fast", func(b *testing.B) {
+		run(b, resp, func(br *bufio.Reader) error {
+			if readResponseFast(br, hreq, nil) == nil {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		})
+	})
+	b.Run("response/stdlib", func(b *testing.B) {
+		run(b, resp, func(br *bufio.Reader) error { _, err := http.ReadResponse(br, hreq); return err })
 	})
 }

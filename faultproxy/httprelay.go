@@ -80,7 +80,15 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	if early := ex.takeEarly(); len(early) > 0 {
 		_ = ex.write(early, true)
 	}
-	rd := sse.NewReader(fb, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
+	opts := sse.Options{MaxEventSize: ex.p.opts.MaxFrame}
+	if cw, ok := ex.w.(*responseWriter); ok {
+		// The connection's streams take turns: one buffer serves them all.
+		if cw.sc.sseBuf == nil {
+			cw.sc.sseBuf = make([]byte, 16<<10)
+		}
+		opts.Buffer = cw.sc.sseBuf
+	}
+	rd := sse.NewReader(fb, opts)
 	s := streamSink{ex}
 	var err error
 	for {
@@ -327,9 +335,7 @@ func (ex *exchange) flushLocked() error {
 	ex.headUnflushed, ex.unflushedBytes = false, 0
 	if len(ex.unflushed) > 0 {
 		if err == nil {
-			for _, msg := range ex.unflushed {
-				ex.p.markPassed(msg)
-			}
+			ex.p.markPassed(ex.unflushed...)
 		}
 		clear(ex.unflushed)
 		ex.unflushed = ex.unflushed[:0]

@@ -188,6 +188,7 @@ type srvConn struct {
 	rw          responseWriter
 	hook        eofHook
 	body        lengthBody
+	sseBuf      []byte // the event reader's buffer (relaySSE)
 
 	// The watch. n numbers the exchanges; exch is the running one's
 	// number once its request body has been read (0 otherwise); seen is

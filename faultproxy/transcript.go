@@ -219,6 +219,13 @@ func (t *Transcript) Since() time.Duration { return time.Since(t.start) }
 
 // Add appends an entry, stamping its index (and its time when zero).
 func (t *Transcript) Add(e Entry) Entry {
+	t.add(&e)
+	return e
+}
+
+// add is Add without the copies of the entry in and out (the relay's
+// path: an entry per message).
+func (t *Transcript) add(e *Entry) {
 	if e.At == 0 {
 		e.At = t.Since()
 	}
@@ -238,17 +245,16 @@ func (t *Transcript) Add(e Entry) Entry {
 		t.chunks = append(t.chunks, c)
 		last++
 	}
-	t.chunks[last] = append(t.chunks[last], e)
+	t.chunks[last] = append(t.chunks[last], *e)
 	t.n++
 	if t.changed != nil {
 		close(t.changed)
 		t.changed = nil
 	}
 	if t.sink != nil {
-		_ = writeJSONLine(t.sink, e)
+		_ = writeJSONLine(t.sink, *e)
 	}
 	t.mu.Unlock()
-	return e
 }
 
 // Note appends a free-text entry.

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/sse"
 )
 
 // The request the HTTP measurements send: a tools/call of about 300 bytes
@@ -396,19 +398,35 @@ func ttfe(c *http.Client, base string, n int) ([]time.Duration, error) {
 	return lat, nil
 }
 
-// streams reads k streams of n events and returns the time they took.
+// streams reads k streams of n events, as an MCP client does (each event
+// parsed, with the project's sse.Reader), and returns the time they took.
 func streams(c *http.Client, base string, n, k int) (time.Duration, error) {
-	want := int64(n * len(streamEvent))
 	t := time.Now()
 	for range k {
 		resp, err := c.Get(fmt.Sprintf("%s/stream?n=%d", base, n))
 		if err != nil {
 			return 0, err
 		}
-		got, err := io.Copy(io.Discard, resp.Body)
+		rd := sse.NewReader(resp.Body, sse.Options{})
+		got := 0
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				resp.Body.Close()
+				return 0, fmt.Errorf("after %d events: %w", got, err)
+			}
+			if !bytes.Equal(ev.Raw, streamEvent) {
+				resp.Body.Close()
+				return 0, fmt.Errorf("event %d is %q", got, ev.Raw)
+			}
+			got++
+		}
 		resp.Body.Close()
-		if err != nil || got != want {
-			return 0, fmt.Errorf("read %d of %d bytes: %v", got, want, err)
+		if got != n {
+			return 0, fmt.Errorf("read %d of %d events", got, n)
 		}
 	}
 	return time.Since(t), nil

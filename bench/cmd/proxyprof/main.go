@@ -5,7 +5,7 @@
 // and the upstream in the profile (the faultproxy Go benchmarks run all
 // three in one process).
 //
-//	PROXYPROF_CPU=cpu.out PROXYPROF_MEM=mem.out proxyprof proxy --url http://127.0.0.1:PORT --listen 127.0.0.1:0
+//	PROXYPROF_CPU=cpu.out PROXYPROF_MEM=mem.out PROXYPROF_STATS=gc.txt proxyprof proxy --url http://127.0.0.1:PORT --listen 127.0.0.1:0
 //	proxycmp compare -mcp-conform "$(command -v proxyprof)" -stdio=false …
 //	go tool pprof -top proxyprof cpu.out
 package main
@@ -63,6 +63,12 @@ func run(upstream, listen string) error {
 	fmt.Println(p.URL())
 	<-sigs
 	_ = p.Close()
+	if f := os.Getenv("PROXYPROF_STATS"); f != "" {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		_ = os.WriteFile(f, fmt.Appendf(nil, "gc cycles %d, GC CPU fraction %.3f, heap in use %d KiB, allocated %d MiB in %d objects\n",
+			ms.NumGC, ms.GCCPUFraction, ms.HeapInuse>>10, ms.TotalAlloc>>20, ms.Mallocs), 0o644)
+	}
 	if f := os.Getenv("PROXYPROF_MEM"); f != "" {
 		out, err := os.Create(f)
 		if err != nil {
