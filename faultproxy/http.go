@@ -24,8 +24,12 @@ type HTTPOptions struct {
 	Listen string
 	// Rules is the rule set to start with; nil means none.
 	Rules *Rules
-	// Transport carries requests upstream; nil means a clone of
-	// http.DefaultTransport with compression left to the endpoints.
+	// Transport carries requests upstream. Nil means: for an http://
+	// upstream, each client connection's own upstream connection
+	// (httpupstream.go), with a clone of http.DefaultTransport
+	// (compression left to the endpoints, 64 idle connections per host)
+	// for duplicates and injected messages; for any other upstream, that
+	// clone for everything. A Transport given here carries everything.
 	Transport http.RoundTripper
 	// Signal, when set, reaches the process group of a server the harness
 	// started, for crash and pause faults.
