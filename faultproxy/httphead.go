@@ -33,7 +33,7 @@ import (
 func readRequestFast(br *bufio.Reader, lb *lengthBody) *http.Request {
 	buf := peekBuffered(br)
 	end := bytes.Index(buf, crlfcrlf)
-	if end < 0 || end+4 > maxHeaderBytes {
+	if end < 0 || int64(end+4) > maxHeaderBytes {
 		return nil
 	}
 	head := string(buf[:end+2]) // every value is a substring of it
@@ -90,7 +90,7 @@ func readResponseFast(br *bufio.Reader, req *http.Request, lb *lengthBody) *http
 	}
 	buf := peekBuffered(br)
 	end := bytes.Index(buf, crlfcrlf)
-	if end < 0 || end+4 > maxHeaderBytes {
+	if end < 0 || int64(end+4) > maxHeaderBytes {
 		return nil
 	}
 	head := string(buf[:end+2])

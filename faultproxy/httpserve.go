@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"runtime"
@@ -24,10 +25,10 @@ import (
 // goroutine per connection that reads the request (http.ReadRequest, the
 // standard library's parser), runs the handler and writes the response:
 //
-//   - no read of the connection while the handler runs, unless the
-//     exchange outlives watchAfter: only then does a watch start that
-//     cancels the request's context when the client goes away (net/http
-//     starts one for every request);
+//   - no read of the connection while the handler runs (net/http starts
+//     a background read for every request): one watch loop for the server
+//     looks, without blocking, whether the clients of exchanges older
+//     than watchAfter went away, and ends their context (watchLoop);
 //   - its responseWriter writes the head and the body into one buffered
 //     writer, and a response the handler ends without a flush goes out
 //     as one write with its Content-Length;
@@ -43,8 +44,8 @@ type httpServer struct {
 	ln      net.Listener
 	// base ends the exchanges' upstream requests when the proxy closes.
 	base context.Context
-	// dial opens an upstream connection; nil: none is kept per
-	// connection (the handler forwards as it likes).
+	// up opens the connections' own upstream connections; nil: none is
+	// kept (the handler forwards with its http.Client).
 	up *upstreamDialer
 
 	mu      sync.Mutex
@@ -64,9 +65,9 @@ type httpServer struct {
 const (
 	headerTimeout  = 10 * time.Second
 	maxDrain       = 256 << 10
-	maxHeaderBytes = http.DefaultMaxHeaderBytes
-	// watchAfter is how long an exchange runs before the server watches
-	// its connection for the client going away.
+	maxHeaderBytes = int64(http.DefaultMaxHeaderBytes)
+	// watchAfter is the watch loop's tick: an exchange is first looked
+	// at between one and two ticks after its request body was read.
 	watchAfter = 5 * time.Millisecond
 	// pendMax is how much body a response buffers before its head is
 	// written (net/http's 2 KiB bufferBeforeChunkingSize, with room for a
@@ -185,6 +186,7 @@ type srvConn struct {
 	// and hook the request body of the exchange, reused by each exchange
 	// (the handler keeps none of them once it returned).
 	pend, chunk []byte
+	cr          connReader
 	rw          responseWriter
 	hook        eofHook
 	body        lengthBody
@@ -229,7 +231,8 @@ func (sc *srvConn) serve() {
 	stopBase := context.AfterFunc(sc.s.base, upCancel)
 	stopUp := context.AfterFunc(upParent, sc.interruptUp)
 	defer func() { stopBase(); stopUp(); upCancel(); sc.cancel() }()
-	sc.br = bufio.NewReaderSize(sc.c, 16<<10)
+	sc.cr = connReader{c: sc.c, remain: math.MaxInt64}
+	sc.br = bufio.NewReaderSize(&sc.cr, 16<<10)
 	sc.bw = bufio.NewWriterSize(sc.c, 16<<10)
 	for {
 		// Idle until the next request's first byte; the header timeout
@@ -245,8 +248,10 @@ func (sc *srvConn) serve() {
 		req := readRequestFast(sc.br, &sc.body)
 		if req == nil {
 			_ = sc.c.SetReadDeadline(time.Now().Add(headerTimeout))
+			sc.cr.remain = maxHeaderBytes + 4096 - int64(sc.br.Buffered()) // as net/http bounds a head
 			var err error
 			req, err = http.ReadRequest(sc.br)
+			sc.cr.remain = math.MaxInt64
 			_ = sc.c.SetReadDeadline(time.Time{})
 			if err == nil {
 				err = checkRequest(req)
@@ -273,6 +278,28 @@ func (sc *srvConn) serve() {
 func peekBuffered(br *bufio.Reader) []byte {
 	b, _ := br.Peek(br.Buffered())
 	return b
+}
+
+// connReader is the client connection as its buffered reader reads it:
+// while a head is read by the library, at most remain bytes (net/http's
+// limit on a request head), then errHeadTooLarge.
+type connReader struct {
+	c      net.Conn
+	remain int64
+}
+
+var errHeadTooLarge = errors.New("faultproxy: request head too large")
+
+func (r *connReader) Read(p []byte) (int, error) {
+	if r.remain <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > r.remain {
+		p = p[:r.remain]
+	}
+	n, err := r.c.Read(p)
+	r.remain -= int64(n)
+	return n, err
 }
 
 // checkRequest refuses what net/http's server refuses in a request that
@@ -310,11 +337,19 @@ func (sc *srvConn) badRequest(err error) {
 	switch {
 	case errors.As(err, &ne) && ne.Timeout():
 		return
-	case errors.Is(err, bufio.ErrBufferFull) || err.Error() == "http: request header too large":
+	case errors.Is(err, errHeadTooLarge):
 		msg = "431 Request Header Fields Too Large"
 	}
 	_, _ = fmt.Fprintf(sc.bw, "HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n%s", msg, msg)
 	_ = sc.bw.Flush()
+	// As net/http: end the sending side and let the client read the
+	// answer before the close, so that unread bytes of its request do
+	// not make the close a reset that loses the answer (bounded).
+	if tc, ok := sc.c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+		_ = tc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		_, _ = io.Copy(io.Discard, io.LimitReader(tc, 4<<20))
+	}
 }
 
 // serveOne runs the handler on one request and finishes its response; it
