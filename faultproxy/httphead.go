@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The plain HTTP/1.1 heads that clients and servers exchange with the
@@ -232,12 +233,7 @@ const (
 // CRLF; head ends with the last one). ok is false for anything
 // textproto.Reader.ReadMIMEHeader would read differently or refuse.
 func parseFields(head string, i int) (h http.Header, fl int, ok bool) {
-	n := 0
-	for j := i; j < len(head); j++ {
-		if head[j] == '\n' {
-			n++
-		}
-	}
+	n := strings.Count(head[i:], "\n")
 	h = make(http.Header, n)
 	strs := make([]string, n)
 	var seen [16]string
@@ -292,26 +288,20 @@ func parseFields(head string, i int) (h http.Header, fl int, ok bool) {
 	return h, fl, true
 }
 
+// indexCRLF is the index of the CRLF that ends the line at from, or -1
+// for a line that ends with a bare LF or not at all. A lone CR inside the
+// line stays in it, where the checks of what the line holds refuse it.
 func indexCRLF(s string, from int) int {
-	for j := from; j+1 < len(s); j++ {
-		if s[j] == '\r' {
-			if s[j+1] != '\n' {
-				return -1
-			}
-			return j
-		}
-		if s[j] == '\n' {
-			return -1 // a bare LF: the library's business
-		}
+	j := strings.IndexByte(s[from:], '\n')
+	if j < 1 || s[from+j-1] != '\r' {
+		return -1
 	}
-	return -1
+	return from + j - 1
 }
 
 func indexByte(s string, c byte, from int) int {
-	for j := from; j < len(s); j++ {
-		if s[j] == c {
-			return j
-		}
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
 	}
 	return -1
 }
