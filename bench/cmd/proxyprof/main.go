@@ -5,7 +5,7 @@
 // and the upstream in the profile (the faultproxy Go benchmarks run all
 // three in one process).
 //
-//	PROXYPROF_CPU=cpu.out PROXYPROF_MEM=mem.out PROXYPROF_STATS=gc.txt proxyprof proxy --url http://127.0.0.1:PORT --listen 127.0.0.1:0
+//	PROXYPROF_CPU=cpu.out PROXYPROF_MEM=mem.out PROXYPROF_STATS=gc.txt PROXYPROF_MUTEX=mutex.out proxyprof proxy --url http://127.0.0.1:PORT --listen 127.0.0.1:0
 //	proxycmp compare -mcp-conform "$(command -v proxyprof)" -stdio=false …
 //	go tool pprof -top proxyprof cpu.out
 package main
@@ -55,6 +55,10 @@ func run(upstream, listen string) error {
 	if os.Getenv("PROXYPROF_MEM") != "" {
 		runtime.MemProfileRate = 4096
 	}
+	if os.Getenv("PROXYPROF_MUTEX") != "" {
+		runtime.SetMutexProfileFraction(1)
+		runtime.SetBlockProfileRate(1000)
+	}
 	p, err := faultproxy.StartHTTP(context.Background(), faultproxy.HTTPOptions{Upstream: upstream, Listen: listen})
 	if err != nil {
 		return err
@@ -68,6 +72,14 @@ func run(upstream, listen string) error {
 		runtime.ReadMemStats(&ms)
 		_ = os.WriteFile(f, fmt.Appendf(nil, "gc cycles %d, GC CPU fraction %.3f, heap in use %d KiB, allocated %d MiB in %d objects\n",
 			ms.NumGC, ms.GCCPUFraction, ms.HeapInuse>>10, ms.TotalAlloc>>20, ms.Mallocs), 0o644)
+	}
+	for env, prof := range map[string]string{"PROXYPROF_MUTEX": "mutex", "PROXYPROF_BLOCK": "block"} {
+		if f := os.Getenv(env); f != "" {
+			if out, err := os.Create(f); err == nil {
+				_ = pprof.Lookup(prof).WriteTo(out, 0)
+				out.Close()
+			}
+		}
 	}
 	if f := os.Getenv("PROXYPROF_MEM"); f != "" {
 		out, err := os.Create(f)
