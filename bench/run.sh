@@ -15,9 +15,13 @@
 #      (1000 steps, progress token) unthrottled, then the same with a
 #      `throttle` rule (a slow consumer);
 #   4. wall time of `mcp-conform run -q` and `mcp-conform run --spec all -q`
-#      against the built-in reference server (the built binary, not go run).
+#      against the built-in reference server (the built binary, not go run);
+#   5. bench/compare.sh: direct, toxiproxy v2.12.0 and `mcp-conform proxy
+#      --url` in one alternating run (bench/cmd/proxycmp), its own section.
 #
 # Usage: bench/run.sh            (from any directory)
+#   bench/run.sh --compare [--rounds N] [--budget S] [--quick]
+#                                   only step 5 (bench/compare.sh), about 1-3 minutes
 #   BENCH_RESULTS=FILE bench/run.sh   writes FILE instead of bench/RESULTS.md
 #   BENCH_BENCHTIME=100ms BENCH_COUNT=1 BENCH_RESULTS=/tmp/r.md bench/run.sh   a quick smoke run
 # Every process it starts runs in its own process group and is killed on
@@ -30,6 +34,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${BENCH_RESULTS:-$ROOT/bench/RESULTS.md}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 cd "$ROOT"
+
+if [[ ${1:-} == --compare ]]; then
+	shift
+	exec bash "$ROOT/bench/compare.sh" "$@"
+fi
 
 # Fixed parameters (recorded in RESULTS.md).
 BENCH_REGEX='Stdio|HTTP'
@@ -468,10 +477,17 @@ The built binary under `/usr/bin/time -v` (with `--json` to check the verdict).
 </details>
 """
 # The hand-written analysis ("## What bounds it" to the end, with its own
-# figures and the run they come from) is carried over from the previous file.
+# figures and the run they come from) and the section bench/compare.sh
+# writes (between its markers, rewritten by step 5) are carried over from
+# the previous file.
 try:
     with open(E["B_OUT"]) as f:
         old = f.read()
+    b, e = old.find("<!-- compare:begin"), old.find("<!-- compare:end -->")
+    if b >= 0 and e > b:
+        sec = old[b:e + len("<!-- compare:end -->")] + "\n\n"
+        j = md.find("\n## ")
+        md = md[:j + 1] + sec + md[j + 1:]
     i = old.find("\n## What bounds it")
     if i >= 0:
         md += old[i:]
@@ -481,4 +497,8 @@ with open(E["B_OUT"], "w") as f:
     f.write(md)
 PY
 
-step "done in ${B_ELAPSED} s: $OUT"
+# ---------------------------------------------------------------------------
+step "same-run comparison with toxiproxy (bench/compare.sh)"
+BENCH_RESULTS=$OUT bash "$ROOT/bench/compare.sh" || die "bench/compare.sh failed"
+
+step "done in $(awk -v a="$SCRIPT_START" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}') s: $OUT"

@@ -43,20 +43,22 @@ func (c *core) Transcript() *Transcript { return c.tr }
 
 // record writes msg's arrival in the transcript.
 func (c *core) record(msg *Message) {
-	c.tr.Add(Entry{At: msg.At, Kind: EntryMessage, Dir: msg.Dir, Seq: msg.Seq, Raw: msg.Raw, Stream: msg.Stream})
+	e := Entry{At: msg.At, Kind: EntryMessage, Dir: msg.Dir, Seq: msg.Seq, Raw: msg.Raw, Stream: msg.Stream}
+	c.tr.add(&e)
 }
 
 // passedHistory bounds how many delivered messages hold-until can look back
 // on: a long-lived proxy must not keep every message it relayed.
 const passedHistory = 4096
 
-// markPassed notes that msg reached its destination.
-func (c *core) markPassed(msg *Message) {
+// markPassed notes that msgs reached their destination, in this order (a
+// flush passes the events it sent under one lock).
+func (c *core) markPassed(msgs ...*Message) {
 	c.pmu.Lock()
 	if len(c.delivered) >= 2*passedHistory {
 		c.delivered = keepLast(c.delivered, passedHistory, &c.trimmed)
 	}
-	c.delivered = append(c.delivered, msg)
+	c.delivered = append(c.delivered, msgs...)
 	if c.passed != nil {
 		close(c.passed)
 		c.passed = nil

@@ -35,6 +35,12 @@
 //	  |          +------------------------------------------------+       |
 //	  |<----------------- the same path, ServerToClient -------------------|
 //
+// On HTTP the proxy serves HTTP/1.1 itself (httpserve.go) and forwards
+// each exchange on an upstream connection of the client connection's own
+// (httpupstream.go): an exchange runs on one goroutine, with no
+// net/http.Transport in between; plain heads are read by a fast path
+// (httphead.go) that reads what http.ReadRequest/ReadResponse would.
+//
 // A fault that waits (delay, hold-until, barrier, pause) starts its work
 // with Conduit.Go, so the pump never blocks; the link's context ends such
 // work when the link closes, and a fault that held a message records that

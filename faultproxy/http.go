@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,8 +24,12 @@ type HTTPOptions struct {
 	Listen string
 	// Rules is the rule set to start with; nil means none.
 	Rules *Rules
-	// Transport carries requests upstream; nil means a clone of
-	// http.DefaultTransport with compression left to the endpoints.
+	// Transport carries requests upstream. Nil means: for an http://
+	// upstream, each client connection's own upstream connection
+	// (httpupstream.go), with a clone of http.DefaultTransport
+	// (compression left to the endpoints, 64 idle connections per host)
+	// for duplicates and injected messages; for any other upstream, that
+	// clone for everything. A Transport given here carries everything.
 	Transport http.RoundTripper
 	// Signal, when set, reaches the process group of a server the harness
 	// started, for crash and pause faults.
@@ -39,17 +45,18 @@ type HTTPOptions struct {
 // HTTP is a fault proxy in front of a Streamable HTTP server: each POST
 // body, each JSON response and each SSE event is a message that goes
 // through the rules; with no rule active it relays bytes unchanged and
-// flushes at every event boundary.
+// flushes at every event boundary, except that events that have already
+// arrived together leave together (nothing waits for bytes to come).
 type HTTP struct {
 	*core
 	opts     HTTPOptions
 	upstream *url.URL
-	srv      *http.Server
+	srv      *httpServer
 	ln       net.Listener
 	client   *http.Client
 	exch     atomic.Int64
 	handlers sync.WaitGroup
-	redact   map[string]bool
+	redact   []string // canonical header names the transcript hides
 
 	liveMu sync.Mutex
 	live   map[*exchange]struct{} // event streams being relayed
@@ -67,6 +74,13 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		return nil, err
 	}
 	rt := opts.Transport
+	var direct *upstreamDialer
+	if rt == nil && up.Scheme == "http" {
+		// Each client connection gets an upstream connection of its own
+		// (httpupstream.go); the client below carries only what that
+		// cannot: a duplicate delivery, an injected message.
+		direct = newUpstreamDialer(up)
+	}
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableCompression = true
@@ -81,13 +95,15 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		upstream: up,
 		ln:       ln,
 		client:   &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		redact:   map[string]bool{"Authorization": true, "Cookie": true, "Set-Cookie": true, "Proxy-Authorization": true},
+		redact:   []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"},
 	}
 	for _, h := range opts.Redact {
-		p.redact[http.CanonicalHeaderKey(h)] = true
+		if k := http.CanonicalHeaderKey(h); !slices.Contains(p.redact, k) {
+			p.redact = append(p.redact, k)
+		}
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.srv.Serve(fixedSendBuffers{ln}) }()
+	p.srv = newHTTPServer(p.ctx, p, fixedSendBuffers{ln}, direct)
+	go p.srv.serve()
 	p.tr.Add(Entry{Kind: EntryNote, Text: fmt.Sprintf("proxy %s → %s", p.URL(), opts.Upstream)})
 	return p, nil
 }
@@ -146,8 +162,7 @@ func (p *HTTP) Close() error {
 	p.cancel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_ = p.srv.Shutdown(ctx)
-	_ = p.srv.Close()
+	p.srv.shutdown(ctx)
 	done := make(chan struct{})
 	go func() { p.handlers.Wait(); close(done) }()
 	select {
@@ -166,13 +181,23 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.handlers.Add(1)
 	defer p.handlers.Done()
 	n := p.exch.Add(1)
-	ex := &exchange{p: p, w: w, r: r, name: fmt.Sprintf("%s#%d", r.Method, n)}
-	ex.upCtx, ex.upStop = context.WithCancel(r.Context())
-	defer ex.upStop()
-	stop := context.AfterFunc(p.ctx, ex.upStop)
-	defer stop()
+	ex := &exchange{p: p, w: w, r: r, name: exchangeName(r.Method, n), cctx: r.Context()}
+	if cw, ok := w.(*responseWriter); ok {
+		// The proxy's own server: the contexts are the connection's, and
+		// stopping the upstream request interrupts its connection.
+		sc := cw.sc
+		ex.cctx = sc.ctx
+		upCtx, cancel := context.WithCancel(sc.upParent)
+		ex.upCtx, ex.upStop = upCtx, func() { cancel(); sc.interruptUp() }
+		defer ex.upStop()
+	} else {
+		ex.upCtx, ex.upStop = context.WithCancel(r.Context())
+		defer ex.upStop()
+		stop := context.AfterFunc(p.ctx, ex.upStop)
+		defer stop()
+	}
 
-	body, err := io.ReadAll(io.LimitReader(r.Body, int64(p.opts.MaxFrame)+1))
+	body, err := readBody(r.Body, r.ContentLength, p.opts.MaxFrame)
 	if err != nil {
 		p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "reading the request body: " + err.Error()})
 		return
@@ -183,7 +208,8 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex.body = body
-	p.tr.Add(Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: r.URL.RequestURI(), Header: p.headers(r.Header)}})
+	ex.uri = r.URL.RequestURI()
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
 	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method}
 	p.record(msg)
 	p.apply(msg, reqSink{ex})
@@ -209,13 +235,13 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case fwdErr != nil:
 		ex.discardEarly()
 		p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "upstream: " + fwdErr.Error()})
-		if r.Context().Err() == nil {
+		if ex.cctx.Err() == nil {
 			http.Error(w, "mcp-conform proxy: upstream unreachable: "+fwdErr.Error(), http.StatusBadGateway)
 		}
 		return
 	}
 	defer resp.Body.Close()
-	p.tr.Add(Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
 	if isEventStream(resp.Header) {
 		ex.relaySSE(resp)
 	} else {
@@ -226,22 +252,84 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func isEventStream(h http.Header) bool {
-	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	return mt == "text/event-stream"
+// exchangeName is "METHOD#n", in one allocation.
+func exchangeName(method string, n int64) string {
+	var b [40]byte
+	s := append(append(b[:0], method...), '#')
+	return string(strconv.AppendInt(s, n, 10))
 }
 
-// headers copies h for the transcript, hiding secrets.
+// isEventStream reports whether the media type of h's Content-Type is
+// text/event-stream (what mime.ParseMediaType would say of it, without
+// parsing the parameters).
+func isEventStream(h http.Header) bool {
+	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+}
+
+// headers is h for the transcript, with secrets hidden. The request and
+// response heads are not changed once recorded (the proxy sends copies on),
+// so the transcript shares h, or, when it holds a secret, a copy that
+// shares every other value.
 func (p *HTTP) headers(h http.Header) map[string][]string {
+	secret := false
+	for k := range h {
+		if p.secret(k) {
+			secret = true
+			break
+		}
+	}
+	if !secret {
+		return h
+	}
 	out := make(map[string][]string, len(h))
 	for k, v := range h {
-		if p.redact[http.CanonicalHeaderKey(k)] {
-			out[k] = []string{"[redacted]"}
+		if p.secret(k) {
+			out[k] = redactedValue
 			continue
 		}
-		out[k] = append([]string(nil), v...)
+		out[k] = v
 	}
 	return out
+}
+
+var redactedValue = []string{"[redacted]"}
+
+// secret reports whether the transcript hides header k (a few names: a
+// comparison each, no hashing).
+func (p *HTTP) secret(k string) bool {
+	for _, r := range p.redact {
+		if len(r) == len(k) && (r == k || r == http.CanonicalHeaderKey(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// readBody reads a message body of up to max bytes, and one byte more when
+// it is longer: in one allocation of its size when the length is known.
+// It reads to the end of a body within max (a server that waits for the
+// end of the body to act sees it).
+func readBody(r io.Reader, length int64, max int) ([]byte, error) {
+	if length < 0 || length > int64(max) {
+		return io.ReadAll(io.LimitReader(r, int64(max)+1))
+	}
+	b := make([]byte, length, length+1)
+	if n, err := io.ReadFull(r, b); err != nil {
+		return b[:n], err
+	}
+	// The end: nothing more to read for a body of this length.
+	n, err := r.Read(b[length:cap(b)])
+	b = b[:length+int64(n)]
+	if err == io.EOF {
+		err = nil
+	}
+	if n > 0 {
+		rest, rerr := io.ReadAll(io.LimitReader(r, int64(max)+1-int64(len(b))))
+		b = append(b, rest...)
+		err = rerr
+	}
+	return b, err
 }
 
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}

@@ -15,11 +15,14 @@ import (
 
 // exchange is one HTTP request through the proxy and its response.
 type exchange struct {
-	p      *HTTP
-	w      http.ResponseWriter
-	r      *http.Request
-	name   string
-	body   []byte
+	p    *HTTP
+	w    http.ResponseWriter
+	r    *http.Request
+	name string
+	uri  string // the request target, as forwarded
+	body []byte
+	// cctx ends when the client goes away.
+	cctx   context.Context
 	pend   sync.WaitGroup
 	upCtx  context.Context
 	upStop context.CancelFunc
@@ -44,13 +47,21 @@ type exchange struct {
 	early []byte
 	// unflushed are events relayed (written) but not yet flushed; they
 	// count as passed at the flush. See relay and flushingBody.
-	unflushed []*Message
+	unflushed      []*Message
+	unflushedBytes int
+	// headUnflushed: the response head is written, not yet flushed.
+	headUnflushed bool
 }
 
 var _ StreamControl = (*exchange)(nil)
 
 // forward sends the request upstream once.
 func (ex *exchange) forward(body []byte) (*http.Response, error) {
+	if w, ok := ex.w.(*responseWriter); ok {
+		if resp, ok, err := w.sc.roundTrip(ex.upCtx, ex.r, ex.uri, body); ok {
+			return resp, err
+		}
+	}
 	u := *ex.p.upstream
 	u.Path, u.RawPath, u.RawQuery = ex.r.URL.Path, ex.r.URL.RawPath, ex.r.URL.RawQuery
 	req, err := http.NewRequestWithContext(ex.upCtx, ex.r.Method, u.String(), bytes.NewReader(body))
@@ -124,6 +135,12 @@ func (ex *exchange) writeReplacement() {
 
 // copyHeaders sends the upstream response head to the client.
 func (ex *exchange) copyHeaders(resp *http.Response, dropLength bool) {
+	if w, ok := ex.w.(*responseWriter); ok && w.header == nil {
+		w.adopt(resp.Header, dropLength)
+		ex.w.WriteHeader(resp.StatusCode)
+		ex.headersSent = true
+		return
+	}
 	h := ex.w.Header()
 	for k, v := range resp.Header {
 		h[k] = append([]string(nil), v...)

@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -12,7 +13,7 @@ import (
 // relayBody relays a non-SSE response: the whole body is one message.
 func (ex *exchange) relayBody(resp *http.Response) {
 	ex.discardEarly()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(ex.p.opts.MaxFrame)+1))
+	body, err := readBody(resp.Body, resp.ContentLength, ex.p.opts.MaxFrame)
 	if err != nil {
 		// The upstream broke off: the client gets what came, then a
 		// broken connection too, not a complete shorter body.
@@ -63,14 +64,31 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 		delete(ex.p.live, ex)
 		ex.p.liveMu.Unlock()
 	}()
+	fb := flushingBody{ex: ex, r: resp.Body}
+	if ub, ok := resp.Body.(*upBody); ok {
+		fb.up, fb.chunked = ub, len(resp.TransferEncoding) > 0
+	}
 	ex.mu.Lock()
 	ex.copyHeaders(resp, true)
-	ex.flushLocked()
+	// The head goes out with the first event when that event has
+	// arrived with it, else before the proxy waits for it.
+	ex.headUnflushed = true
+	if !fb.ready() {
+		ex.flushLocked()
+	}
 	ex.mu.Unlock()
 	if early := ex.takeEarly(); len(early) > 0 {
 		_ = ex.write(early, true)
 	}
-	rd := sse.NewReader(flushingBody{ex: ex, r: resp.Body}, sse.Options{MaxEventSize: ex.p.opts.MaxFrame})
+	opts := sse.Options{MaxEventSize: ex.p.opts.MaxFrame}
+	if cw, ok := ex.w.(*responseWriter); ok {
+		// The connection's streams take turns: one buffer serves them all.
+		if cw.sc.sseBuf == nil {
+			cw.sc.sseBuf = make([]byte, 16<<10)
+		}
+		opts.Buffer = cw.sc.sseBuf
+	}
+	rd := sse.NewReader(fb, opts)
 	s := streamSink{ex}
 	var err error
 	for {
@@ -83,7 +101,7 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 			continue
 		}
 		msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: ev.Raw, At: ex.p.tr.Since(), Stream: ex.name,
-			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: []byte(ev.Data)}
+			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: payloadOf(ev)}
 		ex.p.record(msg)
 		ex.p.apply(msg, s)
 	}
@@ -103,7 +121,7 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 		ex.p.tr.Add(Entry{Kind: EntryNote, Dir: ServerToClient, Stream: ex.name, Raw: inc.Partial, Text: "incomplete event at end of stream (passed on as it came)"})
 		ex.write(inc.Partial, true)
 	case ex.isCut():
-	case ex.r.Context().Err() != nil:
+	case ex.cctx.Err() != nil:
 		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "client closed the stream; upstream request cancelled"})
 	default:
 		// The upstream broke off (or the proxy is closing): pass on the
@@ -124,6 +142,22 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	ex.mu.Unlock()
 }
 
+// payloadOf is the event's data as bytes: for an event of one "data:"
+// line (what servers send), the part of its raw bytes that holds it,
+// without a copy (the bytes are never changed); otherwise a copy.
+func payloadOf(ev sse.Event) []byte {
+	raw := ev.Raw
+	for _, prefix := range [...]string{"data: ", "data:"} {
+		if len(raw) >= len(prefix)+len(ev.Data) && string(raw[:len(prefix)]) == prefix {
+			p := raw[len(prefix) : len(prefix)+len(ev.Data)]
+			if string(p) == ev.Data {
+				return p[:len(p):len(p)]
+			}
+		}
+	}
+	return []byte(ev.Data)
+}
+
 // flushingBody is the upstream event stream as the sse.Reader reads it:
 // before each read it flushes the events relayed since the last flush.
 // The reader reads only when it holds no complete line, so the events that
@@ -131,16 +165,46 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 // the client instead of one per event), while an event that was the last
 // one buffered is flushed before the proxy waits for more: none waits for
 // the next one.
+//
+// When the next read is sure to return bytes that have already arrived
+// (they are in the upstream connection's buffer), the flush waits for
+// them: what arrived together still leaves together, and nothing waits for
+// bytes that have not arrived. Up to coalesceMax bytes are held so.
 type flushingBody struct {
-	ex *exchange
-	r  io.Reader
+	ex      *exchange
+	r       io.Reader
+	up      *upBody // the body on the proxy's own upstream connection, or nil
+	chunked bool
 }
+
+// coalesceMax bounds the relayed bytes a flush waits for.
+const coalesceMax = 32 << 10
 
 func (b flushingBody) Read(p []byte) (int, error) {
 	b.ex.mu.Lock()
-	b.ex.flushPendingLocked()
+	if b.ex.unflushedBytes >= coalesceMax || !b.ready() {
+		b.ex.flushPendingLocked()
+	}
 	b.ex.mu.Unlock()
 	return b.r.Read(p)
+}
+
+// ready reports whether the next read returns without waiting: bytes of
+// the body are in the upstream connection's buffer. For a chunked body
+// that means a whole chunk-size line (after the CRLF that ends the
+// previous chunk) and a byte after it: mid-chunk the test is stricter
+// than needed, never looser.
+func (b flushingBody) ready() bool {
+	if b.up == nil {
+		return false
+	}
+	buf := peekBuffered(b.up.uc.br)
+	if !b.chunked {
+		return len(buf) > 0
+	}
+	buf = bytes.TrimPrefix(buf, []byte("\r\n"))
+	i := bytes.Index(buf, []byte("\r\n"))
+	return i >= 0 && len(buf) > i+2
 }
 
 // relay writes an event that no fault acted on, leaving the flush to
@@ -166,13 +230,14 @@ func (ex *exchange) relay(msg *Message) error {
 		return err
 	}
 	ex.unflushed = append(ex.unflushed, msg)
+	ex.unflushedBytes += len(msg.Raw)
 	return nil
 }
 
 // flushPendingLocked flushes events relayed but not yet flushed, even on a
 // cut stream (they were relayed before the cut).
 func (ex *exchange) flushPendingLocked() {
-	if len(ex.unflushed) > 0 {
+	if len(ex.unflushed) > 0 || ex.headUnflushed {
 		_ = ex.flushLocked()
 	}
 }
@@ -240,9 +305,9 @@ func (ex *exchange) writeLocked(b []byte) error {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
-		case <-ex.r.Context().Done():
+		case <-ex.cctx.Done():
 			t.Stop()
-			return ex.r.Context().Err()
+			return ex.cctx.Err()
 		case <-ex.p.ctx.Done():
 			t.Stop()
 			return ex.p.ctx.Err()
@@ -261,12 +326,16 @@ const (
 // flushLocked flushes what was written to the client; the relayed events
 // this sends count as passed.
 func (ex *exchange) flushLocked() error {
-	err := http.NewResponseController(ex.w).Flush()
+	var err error
+	if f, ok := ex.w.(interface{ FlushError() error }); ok {
+		err = f.FlushError()
+	} else {
+		err = http.NewResponseController(ex.w).Flush()
+	}
+	ex.headUnflushed, ex.unflushedBytes = false, 0
 	if len(ex.unflushed) > 0 {
 		if err == nil {
-			for _, msg := range ex.unflushed {
-				ex.p.markPassed(msg)
-			}
+			ex.p.markPassed(ex.unflushed...)
 		}
 		clear(ex.unflushed)
 		ex.unflushed = ex.unflushed[:0]

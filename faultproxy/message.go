@@ -56,19 +56,23 @@ type Message struct {
 	Binary bool
 
 	once sync.Once
-	env  jsonrpc.Envelope
+	// env is allocated at the first Envelope: a message relayed with no
+	// rule is never parsed, and the delivered history keeps thousands.
+	env *jsonrpc.Envelope
 }
 
 // Envelope parses the JSON-RPC envelope on first use.
 func (m *Message) Envelope() jsonrpc.Envelope {
 	m.once.Do(func() {
+		var env jsonrpc.Envelope
 		if m.Payload != nil {
-			m.env = jsonrpc.Parse(m.Payload)
+			env = jsonrpc.Parse(m.Payload)
 		} else {
-			m.env = jsonrpc.Parse(m.Raw)
+			env = jsonrpc.Parse(m.Raw)
 		}
+		m.env = &env
 	})
-	return m.env
+	return *m.env
 }
 
 // clone returns a copy that shares the bytes (they are never mutated).

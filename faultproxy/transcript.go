@@ -125,11 +125,19 @@ func (o Outcome) Stopped() bool {
 
 // Transcript is the ordered, append-only record of a link. It is safe for
 // concurrent use.
+//
+// Entries are kept in chunks of a fixed size, so that a long transcript
+// (a stream of thousands of events) never copies what it holds to grow,
+// and a bounded one lets its oldest chunks go whole.
 type Transcript struct {
 	start time.Time
 
-	mu      sync.Mutex
-	entries []Entry
+	mu sync.Mutex
+	// chunks hold the entries kept in memory, oldest first; every chunk
+	// but the last is full (chunkLen entries).
+	chunks [][]Entry
+	n      int       // entries in chunks
+	spare  [][]Entry // emptied chunks, for reuse
 	// changed is closed at the next Add; it is made only when Changed
 	// asks for it, so that recording costs no channel per entry.
 	changed chan struct{}
@@ -140,19 +148,37 @@ type Transcript struct {
 	dropped int
 }
 
-// SetLimit keeps at most n entries in memory (the oldest go first; a sink
-// still receives every entry). A long-lived proxy sets it; a check, whose
-// transcript is its evidence, does not.
+// chunkEntries is the size of a chunk of entries (160 bytes each): 40 KiB;
+// a bounded transcript keeps up to maxSpareChunks emptied ones for reuse.
+const (
+	chunkEntries   = 256
+	maxSpareChunks = 32
+)
+
+// chunkLen is the size of t's chunks: chunkEntries, or less under a small
+// limit so that at most about twice the limit is kept.
+func (t *Transcript) chunkLen() int {
+	if t.limit > 0 && t.limit/2 < chunkEntries {
+		return max(1, t.limit/2)
+	}
+	return chunkEntries
+}
+
+// SetLimit keeps at most about 2n entries in memory (the oldest go first,
+// n or more stay; a sink still receives every entry). A long-lived proxy
+// sets it; a check, whose transcript is its evidence, does not.
 func (t *Transcript) SetLimit(n int) {
 	t.mu.Lock()
 	t.limit = n
+	// Chunks of the old size stay; new ones take the new size.
+	t.spare = nil
 	t.mu.Unlock()
 }
 
 // keepLast keeps the last n elements of s, moved to its front in place,
 // zeroes the rest (so that what they point to can be collected), and adds
-// how many went to *gone. A bounded history (the transcript, the delivered
-// messages hold-until looks back on) trims itself with it.
+// how many went to *gone. A bounded history (the delivered messages
+// hold-until looks back on) trims itself with it.
 func keepLast[T any](s []T, n int, gone *int) []T {
 	drop := len(s) - n
 	if drop <= 0 {
@@ -162,6 +188,24 @@ func keepLast[T any](s []T, n int, gone *int) []T {
 	clear(s[kept:])
 	*gone += drop
 	return s[:kept]
+}
+
+// trimLocked lets the oldest chunks go while at least keep entries stay.
+func (t *Transcript) trimLocked(keep int) {
+	for len(t.chunks) > 0 && t.n-len(t.chunks[0]) >= keep {
+		c := t.chunks[0]
+		t.chunks[0] = nil
+		t.chunks = t.chunks[1:]
+		t.n -= len(c)
+		t.dropped += len(c)
+		if cap(c) == t.chunkLen() && len(t.spare) < maxSpareChunks {
+			clear(c)
+			t.spare = append(t.spare, c[:0])
+		}
+	}
+	if len(t.chunks) == 0 {
+		t.chunks = nil
+	}
 }
 
 // NewTranscript starts an empty transcript whose clock starts now. When sink
@@ -175,24 +219,42 @@ func (t *Transcript) Since() time.Duration { return time.Since(t.start) }
 
 // Add appends an entry, stamping its index (and its time when zero).
 func (t *Transcript) Add(e Entry) Entry {
+	t.add(&e)
+	return e
+}
+
+// add is Add without the copies of the entry in and out (the relay's
+// path: an entry per message).
+func (t *Transcript) add(e *Entry) {
 	if e.At == 0 {
 		e.At = t.Since()
 	}
 	t.mu.Lock()
-	e.Index = t.dropped + len(t.entries)
-	if t.limit > 0 && len(t.entries) >= 2*t.limit {
-		t.entries = keepLast(t.entries, t.limit, &t.dropped)
+	e.Index = t.dropped + t.n
+	if t.limit > 0 && t.n >= 2*t.limit {
+		t.trimLocked(t.limit)
 	}
-	t.entries = append(t.entries, e)
+	last := len(t.chunks) - 1
+	if last < 0 || len(t.chunks[last]) == cap(t.chunks[last]) {
+		var c []Entry
+		if k := len(t.spare); k > 0 {
+			c, t.spare = t.spare[k-1], t.spare[:k-1]
+		} else {
+			c = make([]Entry, 0, t.chunkLen())
+		}
+		t.chunks = append(t.chunks, c)
+		last++
+	}
+	t.chunks[last] = append(t.chunks[last], *e)
+	t.n++
 	if t.changed != nil {
 		close(t.changed)
 		t.changed = nil
 	}
 	if t.sink != nil {
-		_ = writeJSONLine(t.sink, e)
+		_ = writeJSONLine(t.sink, *e)
 	}
 	t.mu.Unlock()
-	return e
 }
 
 // Note appends a free-text entry.
@@ -204,7 +266,7 @@ func (t *Transcript) Note(format string, args ...any) {
 func (t *Transcript) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.dropped + len(t.entries)
+	return t.dropped + t.n
 }
 
 // Entries returns a copy of every entry kept in memory.
@@ -215,10 +277,19 @@ func (t *Transcript) Since0(i int) []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i = max(i-t.dropped, 0)
-	if i >= len(t.entries) {
+	if i >= t.n {
 		return nil
 	}
-	return append([]Entry(nil), t.entries[i:]...)
+	out := make([]Entry, 0, t.n-i)
+	for _, c := range t.chunks {
+		if i >= len(c) {
+			i -= len(c)
+			continue
+		}
+		out = append(out, c[i:]...)
+		i = 0
+	}
+	return out
 }
 
 // Clear lets go of every entry kept in memory; indexes keep counting from
@@ -226,7 +297,7 @@ func (t *Transcript) Since0(i int) []Entry {
 // twice. A sink has already received the entries.
 func (t *Transcript) Clear() {
 	t.mu.Lock()
-	t.entries = keepLast(t.entries, 0, &t.dropped)
+	t.trimLocked(0)
 	t.mu.Unlock()
 }
 

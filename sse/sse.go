@@ -121,6 +121,11 @@ type Options struct {
 	// returned as an Event, with Raw the partial bytes, instead of an
 	// *IncompleteError — what many clients do.
 	Lenient bool
+	// Buffer, when its capacity is 16 KiB or more, is the Reader's input
+	// buffer instead of a new one (a caller that reads one stream after
+	// another reuses it; the Reader owns it until it is no longer used).
+	// Event fields never alias it.
+	Buffer []byte
 }
 
 const (
@@ -175,7 +180,11 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if max <= 0 {
 		max = DefaultMaxEventSize
 	}
-	return &Reader{rd: r, max: max, lenient: opts.Lenient}
+	rd := &Reader{rd: r, max: max, lenient: opts.Lenient}
+	if cap(opts.Buffer) >= initialBufSize {
+		rd.buf = opts.Buffer[:initialBufSize]
+	}
+	return rd
 }
 
 // LastEventID returns the last event ID as the standard defines it for an

@@ -602,3 +602,27 @@ func TestInvalidReadCount(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReaderReusesBuffer: with Options.Buffer the Reader reads into it,
+// and what it returns does not alias it (a caller reuses it for the next
+// stream while it keeps the events).
+func TestReaderReusesBuffer(t *testing.T) {
+	buf := make([]byte, 16<<10)
+	in := "data: one\n\n: c\n\ndata: two\n\n"
+	rd := NewReader(strings.NewReader(in), Options{Buffer: buf})
+	var evs []Event
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			break
+		}
+		evs = append(evs, ev)
+	}
+	if len(evs) != 3 || !strings.HasPrefix(string(buf), in) {
+		t.Fatalf("%d events; buffer starts %q", len(evs), buf[:len(in)])
+	}
+	clear(buf)
+	if evs[0].Data != "one" || string(evs[0].Raw) != "data: one\n\n" || evs[2].Data != "two" || evs[1].Comment != "c" {
+		t.Fatalf("events changed with the buffer: %+v", evs)
+	}
+}
