@@ -49,17 +49,6 @@ func signalGroup(p *os.Process, pgid int, sig Signal) error {
 	return nil
 }
 
-// fixedRecvBuffer sets upstreamRecvBuffer on a new upstream socket.
-func fixedRecvBuffer(_, _ string, c syscall.RawConn) error {
-	var serr error
-	if err := c.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(syscall.Handle(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, upstreamRecvBuffer)
-	}); err != nil {
-		return err
-	}
-	return serr
-}
-
 // sigName names sig, SIGSTOP and SIGCONT included.
 func sigName(sig Signal) string {
 	switch sig {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,9 +132,8 @@ func runClient(ctx context.Context, c clientSpec, deadline time.Duration, now fu
 		p.StartErr = err
 		return p, reap
 	}
-	cmd := exec.Command("/bin/sh", "-c", c.commandLine())
+	cmd := shellCommand(c.commandLine())
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout, stderr boundedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = killGrace
@@ -144,7 +142,7 @@ func runClient(ctx context.Context, c clientSpec, deadline time.Duration, now fu
 		return p, reap
 	}
 	pgid := cmd.Process.Pid
-	reap = func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	reap = func() { _ = signalGroup(pgid, syscall.SIGKILL) }
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(deadline)
@@ -158,11 +156,11 @@ func runClient(ctx context.Context, c clientSpec, deadline time.Duration, now fu
 		p.Killed = true
 	}
 	if p.Killed {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = signalGroup(cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case werr = <-done:
 		case <-time.After(killGrace):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
 			werr = <-done
 		}
 	}

@@ -95,11 +95,11 @@ func ServeScenario(ctx context.Context, o ServeOptions) int {
 		return 0
 	case sig := <-o.Signals:
 		tr.Note("%s %v received, stdin still open", clientsuite.NoteSignal, sig)
-		_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+		_ = signalGroup(p.Pid(), syscall.SIGKILL)
 		end(fmt.Sprintf("stopped by %v", sig))
 		return 0
 	case <-ctx.Done():
-		_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+		_ = signalGroup(p.Pid(), syscall.SIGKILL)
 		end("cancelled")
 		return 1
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command proxycmp measures, in one run, the cost of an HTTP request and of
 // a stdio line through three paths side by side: direct, through an L4
 // proxy (toxiproxy, no toxics) and through `mcp-conform proxy` (no rule),
