@@ -15,10 +15,11 @@ const (
 var (
 	checkHTTPClose = register(&Check{
 		ID:    "CANCEL-HTTP-CLOSE",
-		Title: "closing the response stream cancels the request: the work stops",
+		Title: "closing the response stream cancels the request: nothing more is sent for it, and the work stops",
 		How: "Calls the slow role (tagged) over Streamable HTTP, closes the response stream after the first progress, " +
-			"runs an identical control call to completion, and asks the target's probe how much of the cancelled work ran: " +
-			"it must not have finished nor gone on after the close, and no message for the request may appear.",
+			"runs an identical control call to completion, and asks the target's probe how much of the cancelled work ran. " +
+			"One status for two sentences: a message for the cancelled request after the close (on any stream) FAILs (MUST NOT); " +
+			"otherwise work that went on after the close (finished, or more than one step later) WARNs (SHOULD stop as soon as practical).",
 		Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
 			Clause: "Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 		Transports: []string{"http"},
@@ -28,10 +29,16 @@ var (
 		ID:    "CANCEL-HTTP-NOTIFICATION",
 		Title: "notifications/cancelled over HTTP: no response, and the response stream ends promptly",
 		How: "In a 2025 session, calls the slow role, POSTs notifications/cancelled after the first progress, and expects " +
-			"the request's event stream to end within the exchange timeout without a response.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: cancelLegacy,
-			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request (and, transports.mdx: after the response the server SHOULD terminate the SSE stream — with no response to send, it has nothing to keep it open for)"},
-			legacyVersions...),
+			"the request's event stream to end within the exchange timeout without a response (with no response to send, the " +
+			"stream has nothing left to carry: transports.mdx asks the server to terminate it after the response).",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{httpLegacy},
+				Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports.mdx] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."},
+				"2025-11-25"),
+			sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{httpLegacy},
+				Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports.mdx] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream."},
+				"2025-06-18"),
+		),
 		Transports: []string{"http"},
 		Roles:      []string{"slow"},
 	})
@@ -39,7 +46,10 @@ var (
 		ID:    "CANCEL-HTTP-DISCONNECT",
 		Title: "in a 2025 session a disconnect is not a cancellation: the work goes on",
 		How: "Calls the slow role (tagged), closes the response stream after the first progress without sending a " +
-			"cancellation, runs an identical control call to completion, and asks the probe: the work must have finished.",
+			"cancellation, and runs an identical control call to completion. With the role's probe, the disconnected work " +
+			"must have finished. Without one, when the server's events carry ids, the harness resumes the disconnected stream " +
+			"(GET + Last-Event-ID) and compares its outcome with the control call's: the control succeeded and the resumed " +
+			"call ended in an error means the disconnect was taken for a cancellation. Neither a probe nor resumption: SKIP.",
 		Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
 			Clause: "Disconnection SHOULD NOT be interpreted as the client cancelling its request. To cancel, the client SHOULD explicitly send an MCP CancelledNotification."},
 			legacyVersions...),
@@ -75,16 +85,18 @@ func httpCloseCancels(h *H) {
 	c.Await(ctrl, "uncancelled control call")
 	after := c.Probe(tool, tag)
 	h.Notef("probe after close: %+v; after the control call: %+v", before, after)
-	if after.Finished {
-		h.Failf("the server kept working after the response stream closed and completed the request (probe: %+v)", after)
-	}
-	if after.StepsRun > before.StepsRun+1 {
-		h.Failf("the work went on after the response stream closed: %d steps at the close, %d later", before.StepsRun, after.StepsRun)
-	}
+	// A message after the close breaks the MUST NOT: FAIL, whatever the
+	// work did. Work that went on breaks only the SHOULD: WARN.
 	for _, m := range c.W.Since(mark) {
 		if m.Env.ID == id || m.Env.ProgressToken == token {
-			h.Failf("a message for the cancelled request appeared after the close: %s", m.Raw)
+			h.Failf("a message for the cancelled request appeared after the close (on stream %s): %s", m.Stream, m.Raw)
 		}
+	}
+	if after.Finished {
+		h.Warnf("the server kept working after the response stream closed and completed the request (probe: %+v)", after)
+	}
+	if after.StepsRun > before.StepsRun+1 {
+		h.Warnf("the work went on after the response stream closed: %d steps at the close, %d later", before.StepsRun, after.StepsRun)
 	}
 }
 

@@ -19,12 +19,14 @@ const securityLegacy = "specification/VERSION/basic/transports.mdx"
 var (
 	checkSSEHeaders = register(&Check{
 		ID:    "SSE-HEADERS",
-		Title: "event streams carry Content-Type text/event-stream, Cache-Control no-cache and X-Accel-Buffering no",
+		Title: "event streams carry X-Accel-Buffering: no (and Content-Type text/event-stream)",
 		How: "Calls the slow role and reads the response head of its event stream. A buffering reverse proxy holds a " +
-			"stream without these headers, and the client sees nothing until the end.",
+			"stream without X-Accel-Buffering: no, and the client sees nothing until the end. Cache-Control: no-cache is " +
+			"reported when missing, never graded: no version asks for it. 2026-07-28 asks for X-Accel-Buffering (SHOULD); the " +
+			"2025 versions name no header, so there the same header is mcp-conform's reading of good practice (SHOULD at most).",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "mcp-conform's reading for the 2025 versions (which name no header): a server that initiates an SSE stream sends Cache-Control: no-cache and X-Accel-Buffering: no so that intermediaries do not buffer it."},
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading, Also: []string{httpModern},
+				Clause: "mcp-conform's reading for the 2025 versions, which name no header: a server that initiates an SSE stream sends X-Accel-Buffering: no so that intermediaries do not buffer it, as 2026-07-28 asks (\"When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response.\")."},
 				legacyVersions...),
 			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
 				Clause: "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response."}},
@@ -36,13 +38,14 @@ var (
 		ID:    "SSE-HEARTBEAT",
 		Title: "a silent event stream carries comment keep-alives",
 		How: "Calls the silent role (a call that sends nothing for longer than the server's keep-alive interval) and " +
-			"counts SSE comment blocks on its stream before the response.",
+			"counts SSE comment blocks on its stream before the response. No version has a SHOULD for it: 2026-07-28 says servers " +
+			"\"are encouraged\" to send keep-alives on long-lived streams, so the check is mcp-conform's reading of good practice and WARNs at most.",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "mcp-conform's reading (2025): long silent streams carry SSE comments so intermediaries and idle timeouts do not close them."},
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
+				Clause: "mcp-conform's reading (2025, which says nothing of keep-alives): long silent streams carry SSE comments so intermediaries and idle timeouts do not close them."},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
-				Clause: "For long-lived streams [...] servers are encouraged to periodically emit an SSE comment line (a line beginning with a colon, e.g. :\\r\\n) as a keep-alive."}},
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern, Source: reports.SourceReading,
+				Clause: "For long-lived streams [...] servers are encouraged to periodically emit an SSE comment line (a line beginning with a colon, e.g. :\\r\\n) as a keep-alive. (\"Encouraged\" is no RFC 2119 keyword: mcp-conform's reading grades it as a SHOULD at most.)"}},
 		),
 		Transports: []string{"http"},
 		Roles:      []string{"silent"},
@@ -56,10 +59,13 @@ var (
 	})
 	checkSessionUnknown = register(&Check{
 		ID:    "SESSION-UNKNOWN-404",
-		Title: "an unknown session id gets 404, after which a new initialize works",
-		How:   "POSTs ping with a session id the server never issued, expects 404 Not Found, then initializes a new session and pings in it.",
-		Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
-			Clause: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found. When a client receives HTTP 404 [...] it MUST start a new session by sending a new InitializeRequest."},
+		Title: "a session id the server never issued gets 404, after which a new initialize works",
+		How: "POSTs ping with a session id the server never issued and expects 404 Not Found, then initializes a new session and " +
+			"pings in it. The specification's 404 MUST is for a session the server terminated; an id it never issued is not in " +
+			"that sentence, so a status other than 404 WARNs (mcp-conform's reading: to the server it is as good as terminated, " +
+			"and 404 is what sends a client to re-initialize). Serving the request (2xx) WARNs too; a failed re-initialization FAILs.",
+		Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
+			Clause: "mcp-conform's reading of \"The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found. When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session\": an id the server never issued gets the same 404."},
 			legacyVersions...),
 		Transports: []string{"http"},
 	})
@@ -82,12 +88,15 @@ var (
 	})
 	checkSecurityOrigin = register(&Check{
 		ID:    "SECURITY-ORIGIN",
-		Title: "a foreign Origin is rejected with 403 (DNS rebinding)",
-		How:   "POSTs ping (server/discover in 2026-07-28) with Origin: http://evil.example and expects 403 Forbidden.",
+		Title: "a foreign Origin is rejected on every method (POST, GET, DELETE): 403 where the version names it",
+		How: "Sends the barrier request (POST), a GET of the standalone stream and a DELETE of the session, each with " +
+			"Origin: http://evil.example. 2025-11-25 and 2026-07-28: each must get 403 Forbidden. 2025-06-18 only asks the " +
+			"server to validate Origin on all incoming connections and names no status: any 4xx rejection passes there. A " +
+			"DELETE that was not rejected must not have ended the session.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}, "2025-11-25"),
-			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks (403 is the status 2025-11-25 names)."}, "2025-06-18"),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections [...] If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
+			sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks"}, "2025-06-18"),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
 		),
 		Transports: []string{"http"},
 	})
@@ -97,7 +106,8 @@ var (
 		How:   "POSTs ping (server/discover with the matching _meta in 2026-07-28) with MCP-Protocol-Version: 1999-01-01 and expects 400 Bad Request.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."}, legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/versioning.mdx", Clause: "If the server does not implement the requested version [...] it MUST respond with an UnsupportedProtocolVersionError [...] For HTTP, the response status code MUST be 400 Bad Request."}},
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{"specification/2026-07-28/basic/versioning.mdx"},
+				Clause: "If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."}},
 		),
 		Transports: []string{"http"},
 	})

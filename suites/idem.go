@@ -29,9 +29,14 @@ const (
 	toolsPage   = "specification/VERSION/server/tools.mdx"
 )
 
-// idemRule is a seed clause, the same in every protocol version.
+// idemRule is a clause of the contract a manifest declares with a keyed
+// mutation role (mutation.key: the argument that makes a retry safe), in
+// the words of the seed it comes from, the same in every protocol version.
+// MCP itself leaves idempotency to the application: the target asked to be
+// held to this contract by declaring the key.
 func idemRule(level reports.Level, spec, clause string) map[string]Rule {
-	return sameRule(Rule{Level: level, Spec: spec, Clause: clause + " (the seed's reading; MCP leaves idempotency to the application)"}, allVersions...)
+	return sameRule(Rule{Level: level, Spec: spec, Source: reports.SourceManifest,
+		Clause: "The contract the manifest declares with a keyed mutation role (mutation.key), in the seed's words: " + clause}, allVersions...)
 }
 
 var (
@@ -108,8 +113,8 @@ var (
 			"arguments (the mutation role's, with one key; otherwise arguments built from its input schema) and reads the " +
 			"probe's execution count (per key, or the total) after each call: the second call must add nothing. WARN: " +
 			"annotations are hints, and the report says when they lie.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage,
-			Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers"},
+		Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage, Source: reports.SourceReading,
+			Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers — mcp-conform's reading: an annotation the server gives is a hint it should not contradict (WARN)."},
 			allVersions...),
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"mutation"},

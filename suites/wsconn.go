@@ -28,6 +28,15 @@ import (
 // than stdio and Streamable HTTP exist, and says what it must keep.
 const customTransports = "specification/2026-07-28/basic/transports/index.mdx"
 
+// customTransportsPage is the page of version v with the Custom Transports
+// section: transports/index.mdx in 2026-07-28, transports.mdx before.
+func customTransportsPage(v string) string {
+	if v == "" || v >= "2026-07-28" {
+		return customTransports
+	}
+	return "specification/" + v + "/basic/transports.mdx"
+}
+
 // startWSConn starts the WebSocket target (when it has a command) behind a
 // new fault proxy with rules installed before the first message, dials it
 // through the proxy and negotiates the run's version.

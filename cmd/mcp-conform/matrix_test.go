@@ -36,7 +36,7 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 			if tr == "websocket" {
 				continue // behind --websocket: TestReferencePassesOnWebSocket
 			}
-			for v := range c.Rules {
+			for _, v := range c.VersionsOn(tr) {
 				if !got[c.ID+" "+tr+" "+v] {
 					t.Errorf("%s did not run on %s in %s", c.ID, tr, v)
 				}
@@ -420,7 +420,7 @@ func TestReferencePassesOnWebSocket(t *testing.T) {
 			continue
 		}
 		n++
-		for v := range c.Rules {
+		for _, v := range c.VersionsOn("websocket") {
 			if !got[c.ID+" "+v] {
 				t.Errorf("%s did not run on websocket in %s", c.ID, v)
 			}
