@@ -447,39 +447,39 @@ func invalidUTF8(h *H) {
 
 func duplicateID(h *H) {
 	id := jsonrpc.StringID("dup-1")
+	// The client broke its MUST: the server's bar is to stay alive and
+	// serve the next request (failServer otherwise). What it did with the
+	// duplicate and the call in flight is noted, and WARNs at most.
+	var findings []string
 	onTransport(h, func(c *Conn) {
 		from := c.W.Len()
-		deadline := time.Now().Add(h.cfg.CallTimeout) // the slow call's bound
 		c.StartRole("slow", id, nil)
 		dup := barrierMethod(c.W.Session())
 		line, _ := json.Marshal(request("dup-1", dup, modernParams(c.W.Session(), nil)))
 		c.SendRaw(string(line))
 		c.Ping("after a request reusing an in-flight id")
 		// The duplicate may be answered (its result, or Invalid Request)
-		// or dropped; the call in flight must still be answered, within
-		// its bound: a duplicate must not make the server lose it.
+		// or dropped; the call in flight should still be answered. An
+		// identical control call started now ends after it would have:
+		// then it gets the exchange timeout more, no longer.
+		ctrl := c.StartRole("slow", jsonrpc.StringID("dup-control"), nil)
+		c.Await(ctrl, "the control call")
 		n, slowAnswered := 0, false
-		_, _ = c.WaitFirst(from, time.Until(deadline), func(m clients.Message) bool {
+		_, _ = c.WaitFirst(from, h.cfg.OpTimeout, func(m clients.Message) bool {
 			if m.Env.Kind.IsReply() && m.Env.ID == id {
 				n++
 				slowAnswered = slowAnswered || !answersBarrier(m)
 			}
 			return slowAnswered
 		})
+		c.Ping("after the wait for the in-flight request's answer")
 		if !slowAnswered {
-			why := context.DeadlineExceeded.Error()
-			select {
-			case <-c.W.Closed():
-				why = c.Silence(0)
-			default:
-			}
-			h.failServer("no response for id dup-1 from the slow call in flight within %s (%d answer(s) to the duplicate %s): %s",
-				h.cfg.CallTimeout, n, dup, why)
+			findings = append(findings, fmt.Sprintf("no response for id dup-1 from the slow call in flight, though an identical control call started after it was answered (%d answer(s) to the duplicate %s): the duplicate made the server lose the first request",
+				n, dup))
 		}
-		c.Ping("after the in-flight request's answer")
 		replies := c.RepliesTo(from, id)
 		if len(replies) > 2 {
-			h.Failf("%d replies for id dup-1, sent by two requests: %s", len(replies), clip(replies[2].Raw))
+			findings = append(findings, fmt.Sprintf("%d replies for id dup-1, sent by two requests: %s", len(replies), clip(replies[2].Raw)))
 		}
 		for _, m := range replies {
 			h.Notef("id dup-1: %s", describe(m))
@@ -494,11 +494,16 @@ func duplicateID(h *H) {
 			h.failServer("%s reusing id dup-1: %v%s", dup, err, c.exitHint())
 		}
 		c.Ping("after a request reusing an in-flight id")
-		m1, err1 := first.Wait(ctx)
+		ctrl := c.StartRole("slow", jsonrpc.StringID("dup-control"), nil, nil)
+		c.Await(ctrl, "the control call")
+		wctx, wcancel := context.WithTimeout(ctx, h.cfg.OpTimeout)
+		defer wcancel()
+		m1, err1 := first.Wait(wctx)
+		m2, err2 := second.Wait(wctx)
+		c.Ping("after the wait for the in-flight request's answer")
 		if err1 != nil {
-			h.failServer("no response for id dup-1 from the slow call in flight: %v%s", err1, c.exitHint())
+			findings = append(findings, fmt.Sprintf("no response for id dup-1 from the slow call in flight, though an identical control call started after it was answered (%v): the duplicate made the server lose the first request", err1))
 		}
-		m2, err2 := second.Wait(ctx)
 		for i, call := range []*clients.HTTPCall{first, second} {
 			n := 0
 			for _, m := range call.Messages() {
@@ -507,7 +512,7 @@ func duplicateID(h *H) {
 				}
 			}
 			if n > 1 {
-				h.Failf("request %d with id dup-1 got %d replies on its stream", i+1, n)
+				findings = append(findings, fmt.Sprintf("request %d with id dup-1 got %d replies on its stream", i+1, n))
 			}
 		}
 		if err1 == nil {
@@ -517,6 +522,9 @@ func duplicateID(h *H) {
 			h.Notef("the duplicate: %s (HTTP %d)", describe(m2), second.Status())
 		}
 	})
+	if len(findings) > 0 {
+		h.Warnf("the server stayed alive and served the next request, but %s", strings.Join(findings, "; "))
+	}
 }
 
 // answersBarrier reports whether m answers the duplicate of
