@@ -110,7 +110,8 @@ func resume(h *H, live bool) {
 	}
 	// The second call started after the first: once it has completed, the
 	// first has too, and a live resumed stream has carried its response.
-	c.Await(b, "the second call")
+	// It is also the uninterrupted control call of the same role.
+	control := c.Await(b, "the second call")
 	_, respOnGET := c.WaitEvent(g, h.cfg.OpTimeout, isReplyTo(idA))
 	ended := waitEnded(ctx, g, h.cfg.OpTimeout)
 	g.Close()
@@ -118,6 +119,7 @@ func resume(h *H, live bool) {
 		h.Failf("the resumed stream carried the response but did not end within %s", h.cfg.OpTimeout)
 	}
 	var gotResponse bool
+	var resumed []byte
 	for _, e := range g.StreamEvents() {
 		if e.HasID && seen[e.ID] && !live {
 			h.Failf("the resumed stream repeated event %q, already received before the disconnect", e.ID)
@@ -129,6 +131,7 @@ func resume(h *H, live bool) {
 		switch {
 		case env.Kind.IsReply() && env.ID == idA:
 			gotResponse = true
+			resumed = []byte(e.Data)
 		case env.ID == idA || env.ProgressToken == tokA:
 		case live:
 			// RECONNECT-RESUME judges what else the stream carries.
@@ -140,9 +143,30 @@ func resume(h *H, live bool) {
 			}
 		}
 	}
+	// Judged against the control: a resumed call that ended in an error
+	// while the identical uninterrupted call succeeded was cancelled by
+	// the disconnect (SHOULD NOT), whatever a probe would say.
+	if gotResponse && callSucceeded(control.Raw) && !callSucceeded(resumed) {
+		h.Warnf("the disconnect was treated as a cancellation: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip(resumed), clip(control.Raw))
+	}
 	if live && !gotResponse {
 		h.Failf("the resumed stream ended without the first call's response (%d events: %s)", len(g.StreamEvents()), describeEvents(g.StreamEvents()))
 	}
+}
+
+// callSucceeded reports whether raw is a tools/call result that is not a
+// tool error (isError).
+func callSucceeded(raw []byte) bool {
+	env := jsonrpc.Parse(raw)
+	if env.Kind != jsonrpc.Response {
+		return false
+	}
+	var res struct {
+		Result struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	return json.Unmarshal(raw, &res) == nil && !res.Result.IsError
 }
 
 func describeEvents(evs []clients.StreamEvent) string {

@@ -190,7 +190,12 @@ func serveFixtureWS(mutant, addr string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fixtures.ServeWebSocket(ctx, addr, fixtures.Options{Mutant: mutant, Stderr: os.Stderr}, func(url string) { fmt.Println(url) })
+	vs, err := fixtureVariants()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 2
+	}
+	err = fixtures.ServeWebSocket(ctx, addr, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Variants: vs}, func(url string) { fmt.Println(url) })
 	switch {
 	case errors.Is(err, fixtures.ErrCrash):
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
