@@ -118,6 +118,9 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 				b.WriteByte('\n')
 			}
 		}
+		if c.Source != "" && (c.Status == Fail || c.Status == Warn) {
+			b.WriteString(indent + oneLine(sourceLine(c)) + "\n")
+		}
 		if c.Expected != "" {
 			b.WriteString(indent + "expected by the baseline: " + oneLine(c.Expected) + "\n")
 		}
@@ -151,6 +154,16 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// sourceLine says which sentence a verdict rests on and where it comes
+// from, e.g. "clause: MUST, from the MCP specification, 2025-11-25".
+func sourceLine(c Check) string {
+	l := "clause: "
+	if c.Level != "" {
+		l += string(c.Level) + ", from "
+	}
+	return l + c.Source.Describe(c.ProtocolVersion)
 }
 
 // countedFailures sums the checks that count toward the exit code: all but

@@ -93,6 +93,8 @@ type levelRow struct {
 // htmlCheck is one check as the page shows it.
 type htmlCheck struct {
 	Check
+	// SourceText says where the clause comes from, in words.
+	SourceText string
 	Anchor     string
 	Specs      []specRef
 	Duration   string
@@ -269,6 +271,9 @@ func buildPage(r *Report, opts HTMLOptions) htmlPage {
 
 	for i, c := range r.Checks {
 		hc := htmlCheck{Check: c, Anchor: anchorOf[i], Duration: strconv.FormatFloat(finite(c.DurationMs), 'f', 1, 64)}
+		if c.Source != "" {
+			hc.SourceText = c.Source.Describe(c.ProtocolVersion)
+		}
 		for _, s := range c.Spec {
 			hc.Specs = append(hc.Specs, specRef{Path: s, Href: specHref(base, s)})
 		}

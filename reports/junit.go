@@ -281,6 +281,9 @@ func references(c Check) string {
 	if c.Clause != "" {
 		fmt.Fprintf(&b, "clause: %s\n", c.Clause)
 	}
+	if c.Source != "" {
+		fmt.Fprintf(&b, "source: %s\n", c.Source.Describe(c.ProtocolVersion))
+	}
 	for _, s := range c.Spec {
 		fmt.Fprintf(&b, "spec: %s\n", s)
 	}

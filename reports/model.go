@@ -36,6 +36,42 @@ const (
 	Should Level = "SHOULD"
 )
 
+// Source says where the clause a check enforces comes from: what gives it
+// the authority to FAIL a server.
+type Source string
+
+// The three sources of a clause.
+const (
+	// SourceSpec is a sentence of the MCP specification, in the version the
+	// check ran in: its RFC 2119 keyword is the level (MUST → FAIL, SHOULD →
+	// WARN).
+	SourceSpec Source = "spec"
+	// SourceManifest is a contract the target declared in its manifest
+	// (e.g. a keyed mutation role: the key makes a retry safe). The target
+	// asked to be held to it, so a break FAILs.
+	SourceManifest Source = "manifest"
+	// SourceReading is mcp-conform's reading of good practice where the
+	// specification has no RFC 2119 word: at most SHOULD (WARN).
+	SourceReading Source = "reading"
+)
+
+// Describe says in words where a clause of this source comes from, for a
+// check run in protocol version (empty: not known).
+func (s Source) Describe(version string) string {
+	switch s {
+	case SourceSpec:
+		if version == "" {
+			return "the MCP specification"
+		}
+		return "the MCP specification, " + version
+	case SourceManifest:
+		return "the contract the target declares in its manifest"
+	case SourceReading:
+		return "mcp-conform's reading of good practice (no RFC 2119 keyword in the specification)"
+	}
+	return string(s)
+}
+
 // Report is one whole run: the target, every check result and the totals.
 type Report struct {
 	Schema    string    `json:"schema"`
@@ -148,6 +184,10 @@ type Check struct {
 	Target string `json:"target,omitempty"`
 	// Clauses are the ids of docs/CLAUSES.md the check enforces.
 	Clauses []string `json:"clauses,omitempty"`
+	// Source is where the clause comes from: "spec" (a sentence of the
+	// specification, in ProtocolVersion), "manifest" (a contract the target
+	// declared) or "reading" (mcp-conform's reading of good practice).
+	Source Source `json:"source,omitempty"`
 	// Transport is the transport the check ran on ("stdio", "http").
 	Transport string `json:"transport,omitempty"`
 	// ProtocolVersion is the version the check ran in.

@@ -30,7 +30,8 @@ var (
 		Title: "no response for a request cancelled in flight",
 		How: "Calls the slow role with a progress token, sends notifications/cancelled once the first " +
 			"progress arrives, then runs an identical uncancelled control call to completion and a ping. " +
-			"Any response for the cancelled id after the cancellation was sent fails the check.",
+			"Any response for the cancelled id after the cancellation was sent fails the check. On WebSocket (a " +
+			"custom transport, which the stdio page does not bind) the cancellation pattern's SHOULD applies in every version.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Should, Spec: cancelLegacy,
 				Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request"},
@@ -38,6 +39,7 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
 				Clause: "To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request's ID. [...] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 		),
+		On:         map[string]map[string]Rule{"websocket": {"2026-07-28": cancelPatternShould}},
 		Transports: []string{"stdio", "websocket"},
 		Roles:      []string{"slow"},
 	})
@@ -46,59 +48,79 @@ var (
 		Title: "a cancellation that arrives after completion is ignored without reply",
 		How: "Sends notifications/cancelled right after the slow call, but the proxy holds it until the " +
 			"response has passed (hold-until), so the server completes first and receives a late cancellation. " +
-			"The response must arrive, the late cancellation must get no reply, and the server must answer ping.",
+			"The response must arrive, the late cancellation must get no reply, and the server must answer the barrier request. " +
+			"Over Streamable HTTP in the 2025 versions (where notifications/cancelled is the cancellation) the held " +
+			"notification is a POST: it must get 202 and no body, and no stream may carry a reply; in 2026-07-28 HTTP a client " +
+			"cancels by closing the stream, and a completed request has no stream left to close, so the race does not arise there.",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy,
-				Clause: "The cancellation notification may arrive after the request has already completed [...] Both parties MUST handle these race conditions gracefully"},
+			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy, Also: []string{indexPage},
+				Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
-				Clause: "The cancellation notification may arrive after the request has already completed [...] Both parties MUST handle these race conditions gracefully"}},
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
+				Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."}},
 		),
-		Transports: []string{"stdio", "websocket"},
+		Only:       map[string][]string{"http": legacyVersions},
+		Transports: []string{"stdio", "http", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkCancelMalformed = register(&Check{
 		ID:    "CANCEL-MALFORMED-IGNORED",
 		Title: "malformed cancellations are ignored: no reply, server alive, in-flight request unaffected",
 		How: "While a slow call is in flight, sends notifications/cancelled without params, with empty params, " +
-			"with an object requestId and with a boolean requestId. The server must not reply, must answer ping, " +
-			"and must still complete the in-flight call.",
-		Rules: sameRule(Rule{Level: reports.Must, Spec: indexPage,
-			Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response."},
-			allVersions...),
-		Transports: []string{"stdio", "websocket"},
+			"with an object requestId and with a boolean requestId. A reply to any of them FAILs (a notification gets no " +
+			"response); the server must answer the barrier request; an in-flight call that the malformed cancellations " +
+			"disturbed (it ends in an error) WARNs (they SHOULD be ignored). Over Streamable HTTP each is a POST: 202 with no " +
+			"body, or an error status, and no JSON-RPC reply on any stream (2025: the standalone GET stream is held open and read too).",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{cancelLegacy},
+				Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/index.mdx", Also: []string{cancelModern},
+				Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"}},
+		),
+		Transports: []string{"stdio", "http", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkCancelUnknown = register(&Check{
 		ID:    "CANCEL-UNKNOWN-IGNORED",
 		Title: "cancellations of unknown and completed requests are ignored without reply",
 		How: "While a slow call is in flight, cancels an id that was never issued (string and integer) and the id " +
-			"of a ping that already completed. The server must not reply to any of them, must answer ping, and " +
-			"must still complete the in-flight call.",
+			"of a barrier request that already completed. A reply to any of them FAILs (a notification gets no response); the " +
+			"server must answer the barrier request; an in-flight call they disturbed WARNs (they SHOULD be ignored). Over " +
+			"Streamable HTTP as CANCEL-MALFORMED-IGNORED.",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: indexPage,
-				Clause: "The receiver MUST NOT send a response [to a notification]. Receivers MAY ignore cancellation notifications if the referenced request is unknown or processing has already completed."},
-				allVersions...),
+			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy, Also: []string{indexPage},
+				Clause: "Receivers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
+				Clause: "Servers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."}},
 		),
-		Transports: []string{"stdio", "websocket"},
+		Transports: []string{"stdio", "http", "websocket"},
 		Roles:      []string{"slow"},
 	})
 	checkNoServerCancel = register(&Check{
 		ID:    "CANCEL-NO-SERVER-CANCEL",
 		Title: "the server sends no notifications/cancelled for the client's requests",
-		How: "Runs the slow call to completion and a ping, and fails on any notifications/cancelled from the server " +
-			"(the client issued those requests; a server may only cancel requests it issued itself).",
+		How: "Runs the slow call to completion and a barrier request, and fails on any notifications/cancelled from the server " +
+			"(the client issued those requests; a server may only cancel requests it issued itself). Over Streamable HTTP every " +
+			"stream is read (2025: the standalone GET stream is held open during the check).",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy,
 				Clause: "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction; Are believed to still be in-progress"},
 				legacyVersions...),
 			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
-				Clause: "Servers MUST NOT send notifications/cancelled for any other purpose [than tearing down a subscriptions/listen stream]."}},
+				Clause: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream [...] Servers MUST NOT send notifications/cancelled for any other purpose."}},
 		),
-		Transports: []string{"stdio", "websocket"},
+		Transports: []string{"stdio", "http", "websocket"},
 		Roles:      []string{"slow"},
 	})
 )
+
+// cancelPatternShould is the 2026-07-28 cancellation pattern's rule for a
+// server that received notifications/cancelled, on a transport the stdio
+// page does not bind (a custom transport such as WebSocket): SHOULD.
+var cancelPatternShould = Rule{Level: reports.Should, Spec: cancelModern, Also: []string{customTransports},
+	Clause: "Servers receiving cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports/index.mdx: a custom transport MUST preserve the JSON-RPC message format, the message patterns, and the per-request metadata model; the stdio page's MUST NOT binds stdio only]"}
 
 // registerCancel declares the CANCEL specs.
 func registerCancel() {
@@ -119,56 +141,58 @@ func registerCancel() {
 // answered, which proves the server has read the request. It returns the
 // cancelled id, the inbound index just before the cancellation, and whether
 // progress was seen.
-func cancelInFlight(h *H, c *Conn, name string, token jsonrpc.ID) (jsonrpc.ID, int, bool) {
+func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID, int, bool) {
 	id := jsonrpc.StringID(name + "-1")
-	c.StartRole("slow", id, token)
-	first, ok := c.WaitFirst(0, h.cfg.CallTimeout, func(m clients.Message) bool {
+	c.startRole("slow", id, token)
+	first, ok := c.waitFirst(0, h.cfg.CallTimeout, func(m clients.Message) bool {
 		return (m.Env.Method == "notifications/progress" && m.Env.ProgressToken == token) ||
 			(m.Env.Kind.IsReply() && m.Env.ID == id)
 	})
 	if !ok {
-		h.failServer("request %s got neither progress nor a response %s", id, c.Silence(h.cfg.CallTimeout))
+		h.failServer("request %s got neither progress nor a response %s", id, c.silence(h.cfg.CallTimeout))
 	}
 	if first.Env.Method == "notifications/progress" {
-		mark := c.W.Len()
-		c.Cancel(id, "mcp-conform: cancelled in flight")
+		mark := c.length()
+		c.notify(cancelNotification(id, "mcp-conform: cancelled in flight"))
 		return id, mark, true
 	}
 	h.Notef("request %s completed with no progress for its token; cancelling a second call as soon as the server has read it", id)
 	id = jsonrpc.StringID(name + "-2")
-	c.StartRole("slow", id, token)
-	c.Ping("after the request to cancel")
-	mark := c.W.Len()
-	if early := c.RepliesTo(0, id); len(early) > 0 {
+	c.startRole("slow", id, token)
+	c.ping("after the request to cancel")
+	mark := c.length()
+	if early := repliesSince(c, 0, id); len(early) > 0 {
 		h.Errorf("the slow role completed before a ping round trip; give it more steps or a longer duration (response: %s)", early[0].Raw)
 	}
-	c.Cancel(id, "mcp-conform: cancelled in flight")
+	c.notify(cancelNotification(id, "mcp-conform: cancelled in flight"))
 	return id, mark, false
 }
 
 func cancelSuppress(h *H) {
-	c := h.Connect()
+	c := h.connectMsg()
 	id, mark, _ := cancelInFlight(h, c, "cancel-suppress", jsonrpc.StringID("cancel-suppress-token"))
 	// A control call started after the cancellation ends after the
 	// cancelled one would have: its response bounds the wait, no sleep.
-	ctrl := c.StartRole("slow", jsonrpc.StringID("cancel-suppress-control"), nil)
-	c.Await(ctrl, "uncancelled control call")
-	c.Ping("after the control call")
-	if late := c.RepliesTo(mark, id); len(late) > 0 {
+	ctrl := c.startRole("slow", jsonrpc.StringID("cancel-suppress-control"), nil)
+	c.await(ctrl, "uncancelled control call")
+	c.ping("after the control call")
+	if late := repliesSince(c, mark, id); len(late) > 0 {
 		h.Failf("the server answered request %s after it was cancelled: %s", id, late[0].Raw)
 	}
 }
 
 func cancelCompletionWins(h *H) {
 	id := jsonrpc.StringID("completion-wins-1")
-	c := h.Connect(faultproxy.Rule{
+	c := h.connectMsg(faultproxy.Rule{
 		Name:  "hold-cancel-until-response",
 		Match: faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled", CancelledID: id},
 		Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: id}, Max: h.cfg.CallTimeout},
 	})
-	p := c.StartRole("slow", id, jsonrpc.StringID("completion-wins-token"))
-	c.Cancel(id, "mcp-conform: late cancellation")
-	resp := c.Await(p, "the call whose cancellation was held back")
+	p := c.startRole("slow", id, jsonrpc.StringID("completion-wins-token"))
+	// Over HTTP the held notification's POST returns only when the hold
+	// ends: it is sent on its own goroutine.
+	sent := c.notifyAsync(cancelNotification(id, "mcp-conform: late cancellation"))
+	resp := c.await(p, "the call whose cancellation was held back")
 	if !resp.Env.Kind.IsReply() {
 		h.Errorf("unexpected reply %s", resp.Raw)
 	}
@@ -178,8 +202,11 @@ func cancelCompletionWins(h *H) {
 	if err != nil {
 		h.Errorf("the held cancellation was never released: %v", err)
 	}
+	if why := <-sent; why != "" {
+		h.failServer("the late cancellation: %s", why)
+	}
 	mark := resp.Seq + 1
-	ping := c.Ping("after the late cancellation")
+	ping := c.ping("after the late cancellation")
 	assertNoStrayReplies(h, c, mark, ping.Env.ID, "the late cancellation")
 }
 
@@ -192,39 +219,41 @@ var malformedCancellations = []string{
 }
 
 // cancelIgnored sends odd cancellations during a slow call: malformed ones
-// when given, else cancellations of unknown and completed requests.
+// when given, else cancellations of unknown and completed requests. A reply
+// to one of them breaks the MUST NOT (FAIL); an in-flight call they
+// disturbed breaks only the SHOULD (WARN).
 func cancelIgnored(h *H, malformed []string) {
-	c := h.Connect()
+	c := h.connectMsg()
 	id := jsonrpc.StringID("cancel-ignored-1")
 	token := jsonrpc.StringID("cancel-ignored-token")
-	p := c.StartRole("slow", id, token)
-	c.Ping("after the in-flight request")
-	mark := c.W.Len()
+	p := c.startRole("slow", id, token)
+	c.ping("after the in-flight request")
+	mark := c.length()
 	lines := malformed
 	if lines == nil {
-		done := c.Ping("before cancelling it")
+		done := c.ping("before cancelling it")
 		lines = []string{
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-issued-42","reason":"unknown id"}}`,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":987654321,"reason":"unknown id"}}`,
 			fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"already completed"}}`, done.Env.ID),
 		}
-		mark = c.W.Len()
+		mark = c.length()
 	}
 	for _, l := range lines {
-		c.SendRaw(l)
+		c.notify(l)
 	}
-	ping := c.Ping("after the cancellations")
-	resp := c.Await(p, "the in-flight call")
-	if resp.Env.Kind != jsonrpc.Response {
-		h.Failf("the in-flight call was disturbed: it ended with %s", resp.Raw)
-	}
+	ping := c.ping("after the cancellations")
+	resp := c.await(p, "the in-flight call")
 	assertNoStrayReplies(h, c, mark, ping.Env.ID, "the cancellations", id)
+	if resp.Env.Kind != jsonrpc.Response {
+		h.Warnf("the in-flight call was disturbed by cancellations that should have been ignored: it ended with %s", resp.Raw)
+	}
 }
 
 // assertNoStrayReplies fails when, from index from on, the server sent a
 // reply other than to the given ids: a reply to a notification.
-func assertNoStrayReplies(h *H, c *Conn, from int, ping jsonrpc.ID, what string, allowed ...jsonrpc.ID) {
-	for _, m := range c.W.Since(from) {
+func assertNoStrayReplies(h *H, c msgConn, from int, ping jsonrpc.ID, what string, allowed ...jsonrpc.ID) {
+	for _, m := range c.since(from) {
 		if !m.Env.Kind.IsReply() || m.Env.ID == ping {
 			continue
 		}
@@ -239,13 +268,13 @@ func assertNoStrayReplies(h *H, c *Conn, from int, ping jsonrpc.ID, what string,
 }
 
 func noServerCancel(h *H) {
-	c := h.Connect()
+	c := h.connectMsg()
 	id := jsonrpc.StringID("no-server-cancel-1")
-	p := c.StartRole("slow", id, jsonrpc.StringID("no-server-cancel-token"))
-	c.Await(p, "the slow call")
-	c.Ping("after the slow call")
+	p := c.startRole("slow", id, jsonrpc.StringID("no-server-cancel-token"))
+	c.await(p, "the slow call")
+	c.ping("after the slow call")
 	var sent []string
-	for _, m := range c.W.Messages() {
+	for _, m := range c.since(0) {
 		if m.Env.Method == "notifications/cancelled" {
 			sent = append(sent, string(m.Raw))
 		}

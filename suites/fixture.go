@@ -27,7 +27,16 @@ const (
 	// server's keyed mutation tools: servers given the same file share it,
 	// and a restarted server finds it again (empty: a private file).
 	FixtureLedgerEnv = "MCP_CONFORM_FIXTURE_LEDGER"
+	// FixtureVariantEnv names correct variants of the reference server to
+	// serve (a comma-separated list of fixtures.Variants names): a
+	// manifest's env selects them.
+	FixtureVariantEnv = "MCP_CONFORM_FIXTURE_VARIANT"
 )
+
+// fixtureVariants reads FixtureVariantEnv.
+func fixtureVariants() ([]string, error) {
+	return fixtures.ParseVariants(os.Getenv(FixtureVariantEnv))
+}
 
 // referenceSessionTTL is the idle expiry of the built-in HTTP target's 2025
 // sessions: short, so that SESSION-EXPIRED-404 waits little (1.5 s), and
@@ -77,9 +86,14 @@ func serveFixtureHTTP(mutant, addr string, heartbeat, sessionTTL time.Duration) 
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	vs, err := fixtureVariants()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 2
+	}
 	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat, SessionTTL: sessionTTL,
-		Ledger: os.Getenv(FixtureLedgerEnv)}
-	err := fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
+		Ledger: os.Getenv(FixtureLedgerEnv), Variants: vs}
+	err = fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
 	if errors.Is(err, fixtures.ErrCrash) {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
 		return 3
@@ -98,9 +112,14 @@ func ServeFixture(mutant string) int {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
 		return 2
 	}
+	vs, err := fixtureVariants()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fixtures.Serve(ctx, os.Stdin, os.Stdout, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Ledger: os.Getenv(FixtureLedgerEnv)})
+	err = fixtures.Serve(ctx, os.Stdin, os.Stdout, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Ledger: os.Getenv(FixtureLedgerEnv), Variants: vs})
 	switch {
 	case errors.Is(err, fixtures.ErrCrash):
 		return 3
@@ -178,7 +197,9 @@ func ReferenceManifest(mutant string) *Manifest {
 func referenceMutationRole() Role {
 	return Role{Tool: "create_support_ticket", Key: "operation_key",
 		Arguments: map[string]any{"title": "Cannot sign in"},
-		Probe:     map[string]any{"tool": "ticket_stats", "field": "executions"}}
+		Probe:     map[string]any{"tool": "ticket_stats", "field": "executions"},
+		// Every server process of a check opens {tmpdir}/ledger.db.
+		Shared: true}
 }
 
 // referenceTaskRole is the built-in targets' task role: the research tool,

@@ -47,9 +47,11 @@ var (
 			"increase, the final response must arrive (within the exchange timeout of the last progress), nothing may follow it, " +
 			"and the server must answer a barrier request afterwards.",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: indexPage,
-				Clause: "Responses are sent in reply to requests, containing either the result or error of the operation. [progress.mdx] The progress value MUST increase with each notification. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
-				allVersions...),
+			sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{progressLegacy},
+				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
+				legacyVersions...),
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{progressModern},
+				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"}},
 		),
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"flood"},

@@ -159,6 +159,9 @@ type checkEntry struct {
 type verdict struct {
 	status reports.Status
 	reason string
+	// level, when set, is the level of the sentence the verdict rests on,
+	// when it is not the rule's (Warnf in a MUST check).
+	level reports.Level
 }
 
 // H is the harness a check body uses: it starts connections to the target
@@ -229,7 +232,7 @@ func targetsFor(cfg *Config, c *Check) []*Manifest {
 		if !slices.Contains(c.Transports, t.Transport) {
 			continue
 		}
-		if _, ok := c.Rules[t.Spec]; t.Spec != "" && !ok {
+		if _, ok := c.RuleOn(t.Transport, t.Spec); t.Spec != "" && !ok {
 			continue
 		}
 		out = append(out, t)
@@ -248,15 +251,21 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		// Ginkgo cancelled the spec (the run's budget ran out, the check's
 		// own time limit passed, or a signal): whatever the body concluded
 		// from a cancelled wait says nothing about the server.
-		v = verdict{reports.Error, "interrupted before the check could finish (the run's --budget ran out or the run was interrupted): " + v.reason}
+		v = verdict{status: reports.Error, reason: "interrupted before the check could finish (the run's --budget ran out or the run was interrupted): " + v.reason}
 	}
 	if h.rule.Spec != "" {
 		res.Level = h.rule.Level
-		res.Spec = []string{h.rule.Spec}
+		res.Spec = h.rule.Pages()
 		res.Clause = h.rule.Clause
-	} else if vs := c.Versions(); len(vs) > 0 {
-		r := c.Rules[vs[0]]
-		res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
+		res.Source = h.rule.SourceOf()
+	} else if vs := c.VersionsOn(target.Transport); len(vs) > 0 {
+		r, _ := c.RuleOn(target.Transport, vs[0])
+		res.Level, res.Spec, res.Clause, res.Source = r.Level, r.Pages(), r.Clause, r.SourceOf()
+	}
+	if v.level != "" {
+		// The verdict rests on another sentence of the clause than its
+		// strongest one (a SHOULD beside a MUST): report that one's level.
+		res.Level = v.level
 	}
 	if stray := h.strayOutput(); stray != "" {
 		// Every version's stdio transport forbids it, whatever the check's
@@ -264,14 +273,20 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		if v.status == reports.Fail {
 			v.reason += "; " + stray
 		} else {
-			v = verdict{reports.Fail, stray}
+			v = verdict{status: reports.Fail, reason: stray}
 		}
-		res.Spec = append(res.Spec, stdioPage(h.session.Version))
+		v.level = reports.Must
+		if target.Transport != "websocket" {
+			res.Spec = append(res.Spec, stdioPage(h.session.Version))
+		}
 	}
 	if target.Transport == "websocket" {
-		// No WebSocket binding exists: the check holds it to the stdio
-		// message rules a custom transport must keep.
-		res.Spec = append(res.Spec, customTransports)
+		// No WebSocket binding exists: a custom transport keeps the
+		// JSON-RPC message format and the message patterns, and the check
+		// holds it to the message rules every transport keeps.
+		if p := customTransportsPage(h.session.Version); !slices.Contains(res.Spec, p) {
+			res.Spec = append(res.Spec, p)
+		}
 	}
 	res.Status, res.Reason = v.status, v.reason
 	res.ProtocolVersion = h.session.Version
@@ -334,7 +349,7 @@ func (h *H) run(body func(h *H)) (v verdict) {
 		}
 	}()
 	if h.cfg == nil {
-		panic(verdict{reports.Error, "no target configured (suites.Configure was not called)"})
+		panic(verdict{status: reports.Error, reason: "no target configured (suites.Configure was not called)"})
 	}
 	if !slices.Contains(h.check.Transports, h.target.Transport) {
 		h.Skip(fmt.Sprintf("not on the %s transport (applies to %s)", h.target.Transport, strings.Join(h.check.Transports, ", ")))
@@ -355,9 +370,9 @@ func (h *H) run(body func(h *H)) (v verdict) {
 		h.Errorf("could not start and negotiate with the target: %v", err)
 	}
 	h.session = sess
-	rule, ok := h.check.RuleFor(sess.Version)
+	rule, ok := h.check.RuleOn(h.target.Transport, sess.Version)
 	if !ok {
-		h.Skip(fmt.Sprintf("not in %s (applies to %s)", sess.Version, strings.Join(h.check.Versions(), ", ")))
+		h.Skip(fmt.Sprintf("not in %s on %s (applies there to %s)", sess.Version, h.target.Transport, strings.Join(h.check.VersionsOn(h.target.Transport), ", ")))
 	}
 	h.rule = rule
 	body(h)
@@ -369,7 +384,7 @@ func (h *H) run(body func(h *H)) (v verdict) {
 // that was not cancelled). That is not the clause the check is about, and a
 // server that crashes or hangs must not pass the gate with a WARN.
 func (h *H) failServer(format string, args ...any) {
-	panic(verdict{reports.Fail, fmt.Sprintf(format, args...)})
+	panic(verdict{status: reports.Fail, reason: fmt.Sprintf(format, args...), level: reports.Must})
 }
 
 // strayOutput describes the lines the server wrote on stdout that are not
@@ -414,15 +429,24 @@ func (h *H) Failf(format string, args ...any) {
 	if h.rule.Level == reports.Should {
 		st = reports.Warn
 	}
-	panic(verdict{st, fmt.Sprintf(format, args...)})
+	panic(verdict{status: st, reason: fmt.Sprintf(format, args...)})
+}
+
+// Warnf ends the check as WARN, whatever the level of the check's rule: the
+// server broke a SHOULD of the clause (or one the check observes beside
+// it) but no MUST. A check result has one status: a check whose clause
+// holds a MUST and a SHOULD FAILs when the MUST is broken (Failf), and only
+// otherwise WARNs for the SHOULD. The reported level is SHOULD.
+func (h *H) Warnf(format string, args ...any) {
+	panic(verdict{status: reports.Warn, reason: fmt.Sprintf(format, args...), level: reports.Should})
 }
 
 // Skip ends the check as SKIP with the reason.
-func (h *H) Skip(reason string) { panic(verdict{reports.Skip, reason}) }
+func (h *H) Skip(reason string) { panic(verdict{status: reports.Skip, reason: reason}) }
 
 // Errorf ends the check as ERROR: the harness could not run it.
 func (h *H) Errorf(format string, args ...any) {
-	panic(verdict{reports.Error, fmt.Sprintf(format, args...)})
+	panic(verdict{status: reports.Error, reason: fmt.Sprintf(format, args...)})
 }
 
 // Notef records an observation in the transcript and the PASS reason.

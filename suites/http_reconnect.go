@@ -22,13 +22,13 @@ var (
 		Title: "after a cut stream, a re-issued request with a new id succeeds and the tool list is unchanged",
 		How: "Calls the slow role with the proxy set to cut its response stream right after the first progress, then re-issues " +
 			"the call with a new id and token (as a client must) and expects a result; tools/list before and after must name " +
-			"the same tools.",
+			"the same tools. No sentence binds the server here: the check is mcp-conform's reading (WARN at most).",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server SHOULD serve the re-issued request (the cut one is not a lock on the tool) and list the same tools."},
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
+				Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server serves the re-issued request (the cut one is not a lock on the tool) and lists the same tools."},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx",
-				Clause: "A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID — so the server SHOULD serve the re-issued request and list the same tools (mcp-conform's reading)."}},
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx", Source: reports.SourceReading,
+				Clause: "\"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID\" — so, in mcp-conform's reading, the server serves the re-issued request and lists the same tools."}},
 		),
 		Transports: []string{"http"},
 		Roles:      []string{"slow"},
@@ -38,9 +38,11 @@ var (
 		Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
 		How: "In a 2025 session, runs two slow calls at once, disconnects the first after its first progress, and resumes it " +
 			"with GET + Last-Event-ID. Every replayed message must belong to the first call, none may repeat an event " +
-			"already received. A server that sends no event ids does not support resumption: SKIP.",
+			"already received (FAIL). The second call is the uninterrupted control of the same role: when it succeeded and the " +
+			"resumed call ended in an error, the disconnect was taken for a cancellation (SHOULD NOT: WARN), whatever a probe " +
+			"says. A server that sends no event ids does not support resumption: SKIP.",
 		Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
-			Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected [...] The server MUST NOT replay messages that would have been delivered on a different stream."},
+			Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point. The server MUST NOT replay messages that would have been delivered on a different stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
 			legacyVersions...),
 		Transports: []string{"http"},
 		Roles:      []string{"slow"},
@@ -48,10 +50,17 @@ var (
 	checkResumeLive = register(&Check{
 		ID:    "RECONNECT-RESUME-LIVE",
 		Title: "a resumed stream goes on with live events and ends after the final response",
-		How:   "As RECONNECT-RESUME; the resumed stream must then carry the first call's later progress and its response, and end.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-			Clause: "[The server may] resume the stream from that point. The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body. After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."},
-			legacyVersions...),
+		How: "As RECONNECT-RESUME; the resumed stream must then carry the first call's later progress and its response, and end. " +
+			"A resumed call that ended in an error while the uninterrupted control call of the same role succeeded means the " +
+			"disconnect was taken for a cancellation (SHOULD NOT): WARN.",
+		Rules: merge(
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+				Clause: "The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+				"2025-11-25"),
+			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+				Clause: "The SSE stream SHOULD eventually include JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+				"2025-06-18"),
+		),
 		Transports: []string{"http"},
 		Roles:      []string{"slow"},
 	})
@@ -101,7 +110,8 @@ func resume(h *H, live bool) {
 	}
 	// The second call started after the first: once it has completed, the
 	// first has too, and a live resumed stream has carried its response.
-	c.Await(b, "the second call")
+	// It is also the uninterrupted control call of the same role.
+	control := c.Await(b, "the second call")
 	_, respOnGET := c.WaitEvent(g, h.cfg.OpTimeout, isReplyTo(idA))
 	ended := waitEnded(ctx, g, h.cfg.OpTimeout)
 	g.Close()
@@ -109,6 +119,7 @@ func resume(h *H, live bool) {
 		h.Failf("the resumed stream carried the response but did not end within %s", h.cfg.OpTimeout)
 	}
 	var gotResponse bool
+	var resumed []byte
 	for _, e := range g.StreamEvents() {
 		if e.HasID && seen[e.ID] && !live {
 			h.Failf("the resumed stream repeated event %q, already received before the disconnect", e.ID)
@@ -120,6 +131,7 @@ func resume(h *H, live bool) {
 		switch {
 		case env.Kind.IsReply() && env.ID == idA:
 			gotResponse = true
+			resumed = []byte(e.Data)
 		case env.ID == idA || env.ProgressToken == tokA:
 		case live:
 			// RECONNECT-RESUME judges what else the stream carries.
@@ -131,9 +143,30 @@ func resume(h *H, live bool) {
 			}
 		}
 	}
+	// Judged against the control: a resumed call that ended in an error
+	// while the identical uninterrupted call succeeded was cancelled by
+	// the disconnect (SHOULD NOT), whatever a probe would say.
+	if gotResponse && callSucceeded(control.Raw) && !callSucceeded(resumed) {
+		h.Warnf("the disconnect was treated as a cancellation: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip(resumed), clip(control.Raw))
+	}
 	if live && !gotResponse {
 		h.Failf("the resumed stream ended without the first call's response (%d events: %s)", len(g.StreamEvents()), describeEvents(g.StreamEvents()))
 	}
+}
+
+// callSucceeded reports whether raw is a tools/call result that is not a
+// tool error (isError).
+func callSucceeded(raw []byte) bool {
+	env := jsonrpc.Parse(raw)
+	if env.Kind != jsonrpc.Response {
+		return false
+	}
+	var res struct {
+		Result struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	return json.Unmarshal(raw, &res) == nil && !res.Result.IsError
 }
 
 func describeEvents(evs []clients.StreamEvent) string {

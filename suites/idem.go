@@ -29,9 +29,14 @@ const (
 	toolsPage   = "specification/VERSION/server/tools.mdx"
 )
 
-// idemRule is a seed clause, the same in every protocol version.
+// idemRule is a clause of the contract a manifest declares with a keyed
+// mutation role (mutation.key: the argument that makes a retry safe), in
+// the words of the seed it comes from, the same in every protocol version.
+// MCP itself leaves idempotency to the application: the target asked to be
+// held to this contract by declaring the key.
 func idemRule(level reports.Level, spec, clause string) map[string]Rule {
-	return sameRule(Rule{Level: level, Spec: spec, Clause: clause + " (the seed's reading; MCP leaves idempotency to the application)"}, allVersions...)
+	return sameRule(Rule{Level: level, Spec: spec, Source: reports.SourceManifest,
+		Clause: "The contract the manifest declares with a keyed mutation role (mutation.key), in the seed's words: " + clause}, allVersions...)
 }
 
 var (
@@ -52,7 +57,8 @@ var (
 		Title: "after a lost response, a retry with a new id and the same key returns the same result and the effect runs once",
 		How: "The proxy drops the server's response to a keyed call of the mutation tool (the server committed and sent it). The " +
 			"client retries with a new JSON-RPC id, the same operation key and identical arguments: the result must be the one " +
-			"the lost response carried (byte for byte, from the transcript) and the probe must count one execution.",
+			"the lost response carried (byte for byte, from the transcript) and the probe must count one execution more than it " +
+			"did before the first call (it may count per key or every execution, and the store may hold earlier work).",
 		Rules: idemRule(reports.Must, seedSidecar,
 			"Reuse the same operation key for the same intended action: a retry finds the original claim and returns the existing ticket (T-0001) instead of creating another (T-0002)"),
 		Transports: []string{"stdio", "http"},
@@ -72,9 +78,12 @@ var (
 	checkIdemConcurrent = register(&Check{
 		ID:    "IDEM-CONCURRENT",
 		Title: "two connections racing one key produce one execution, and both callers see the committed result",
-		How: "Opens two independent connections (stdio: two server processes sharing the target's storage; HTTP: two sessions), " +
-			"sends the same keyed call on each, and holds both in the proxy until both have arrived (a barrier), then releases " +
-			"them together. The probe must count one execution and both answers must carry the same result.",
+		How: "Opens two independent connections (stdio: two server processes; HTTP: two sessions) and first establishes that they " +
+			"share state: a keyed call committed through the first must show in the second's probe and, when declared, be found " +
+			"by its lookup. When it does not, the check FAILs if the manifest declares the ledger shared (mutation.shared: true), " +
+			"else SKIPs: look-alike answers of two separate stores prove nothing. Then it sends the same keyed call on each and holds " +
+			"both in the proxy until both have arrived (a barrier), then releases them together. The probe must count one " +
+			"execution more than before the race and both answers must carry the same result.",
 		Rules: idemRule(reports.Must, seedSidecar,
 			"The claim must be saved by one atomic database operation: two workers must never both see an empty record and both become the owner; an in-process lock is not enough when another server instance may take the retry"),
 		Transports: []string{"stdio", "http"},
@@ -84,9 +93,11 @@ var (
 		ID:    "IDEM-RESTART",
 		Title: "a server killed between its commit and its response returns the stored result after a restart, and reconciles by key",
 		How: "SIGKILLs the server when its response to a keyed call of the mutation tool reaches the proxy (the effect is " +
-			"committed, the client never gets the answer), starts the server again, and retries with a new id and the same " +
-			"key: the stored result must come back and the probe must count one execution; the lookup role, when declared, " +
-			"must find the operation by its key. Needs restart: true (HTTP: a command to restart).",
+			"committed, the client never gets the answer) and starts the server again. Before any retry it reconciles: the " +
+			"probe must still count the execution committed before the kill (it must not have gone back below its reading before " +
+			"the call) and the lookup role, when declared, must find the operation by its key. Then it retries with a new id and " +
+			"the same key: the stored result must come back and the probe must count no new execution. Needs restart: true " +
+			"(HTTP: a command to restart).",
 		Rules: idemRule(reports.Must, seedSidecar,
 			"Remember enough state to recover after a crash; an in-memory ledger forgets prior commits on restart (use shared durable storage); reconcile a lost response by key against the system that owns the result before any retry"),
 		Transports: []string{"stdio", "http"},
@@ -108,8 +119,8 @@ var (
 			"arguments (the mutation role's, with one key; otherwise arguments built from its input schema) and reads the " +
 			"probe's execution count (per key, or the total) after each call: the second call must add nothing. WARN: " +
 			"annotations are hints, and the report says when they lie.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage,
-			Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers"},
+		Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage, Source: reports.SourceReading,
+			Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers — mcp-conform's reading: an annotation the server gives is a hint it should not contradict (WARN)."},
 			allVersions...),
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"mutation"},
@@ -237,6 +248,9 @@ func idemNaive(h *H) {
 		required = slices.Contains(req, any(r.Key))
 	}
 	key1 := newKey("naive-1")
+	// Every count is a difference of two readings: the probe may count per
+	// key or every execution, and the store may hold earlier work.
+	before1 := h.executions(e, key1)
 	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key1)); err != nil {
 		h.failServer("%v", err)
 	}
@@ -244,31 +258,25 @@ func idemNaive(h *H) {
 	if first.failed() {
 		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
 	}
+	ran1 := h.executions(e, key1) - before1
 	args := r.mutationArgs(newKey("naive-2"))
 	how := "a new id and a fresh " + r.Key + ", which the tool requires"
+	retryKey := args[r.Key].(string)
 	if !required {
 		delete(args, r.Key)
 		how = "a new id and no key"
-	}
-	total0 := -1.0
-	if !required {
-		n, _, err := e.count(h.ctx, h.cfg.CallTimeout, r, "")
-		if err != nil {
+		retryKey = ""
+		if _, _, err := e.count(h.ctx, h.cfg.CallTimeout, r, ""); err != nil {
 			h.Skip("the probe gives no total without a key, so a keyless retry cannot be counted: " + err.Error())
 		}
-		total0 = n
 	}
+	before2 := h.executions(e, retryKey)
 	retry := h.idemCall(e, e.newID(), r.Tool, args, "naive retry")
 	if retry.failed() {
 		h.Notef("baseline: the naive retry (%s) was refused: %s", how, clip(retry.msg.Raw))
 		return
 	}
-	var ran float64
-	if required {
-		ran = h.executions(e, key1) + h.executions(e, args[r.Key].(string))
-	} else {
-		ran = h.executions(e, key1) + h.executions(e, "") - total0
-	}
+	ran := ran1 + h.executions(e, retryKey) - before2
 	if ran > 1 {
 		h.Notef("baseline: after a lost response, a naive retry (%s) ran the effect again: %v executions for one intent — clients must retry with the same key", how, ran)
 		return
@@ -280,6 +288,10 @@ func idemLostResponse(h *H) {
 	r := h.Role("mutation")
 	e := h.idemConnect(faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
 	key := newKey("lost")
+	// The probe is read before the first call: it may count per key or
+	// every execution, and the store may hold earlier work. The check
+	// judges what changed.
+	before := h.executions(e, key)
 	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key)); err != nil {
 		h.failServer("%v", err)
 	}
@@ -291,8 +303,8 @@ func idemLostResponse(h *H) {
 	if retry.failed() {
 		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", string(retry.msg.Raw))
 	}
-	if n := h.executions(e, key); n != 1 {
-		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions (want 1): the effect ran again; retry answered %s", key, n, string(retry.msg.Raw))
+	if n := h.executions(e, key) - before; n != 1 {
+		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions since before the first call (want 1): the effect ran again; retry answered %s", key, n, string(retry.msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
 		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", clip(b), clip(a))
@@ -371,7 +383,7 @@ func idemConcurrent(h *H) {
 	barrier := faultproxy.NewBarrier(2, h.cfg.OpTimeout)
 	rule := faultproxy.Rule{Name: "race", Match: faultproxy.Match{Dir: faultproxy.ClientToServer, ID: idRace}, Fault: barrier}
 	var e1, e2 *endpoint
-	how := "two server processes sharing the target's storage"
+	how := "two server processes"
 	if h.target.Transport == "http" {
 		c := h.ConnectHTTP(rule)
 		e1, e2 = httpEndpoint(h.ctx, c, c.W), httpEndpoint(h.ctx, c, h.secondSession(c))
@@ -379,7 +391,11 @@ func idemConcurrent(h *H) {
 	} else {
 		e1, e2 = h.idemConnect(rule), h.idemConnect(rule)
 	}
+	// Two racers that share nothing both "win" and answer look-alike
+	// results: first establish that what one commits, the other sees.
+	h.establishShared(e1, e2, how)
 	key := newKey("race")
+	before := h.executions(e1, key)
 	// Each call is sent and awaited on its own goroutine: an HTTP request
 	// is not sent back until the barrier releases it, and both must reach
 	// the barrier.
@@ -407,9 +423,9 @@ func idemConcurrent(h *H) {
 	if barrier.Arrived() < 2 {
 		h.Errorf("the proxy's barrier saw %d of the 2 racing calls", barrier.Arrived())
 	}
-	n := h.executions(e1, key)
+	n := h.executions(e1, key) - before
 	if n != 1 {
-		h.Failf("two calls with key %s from %s, released together by the proxy's barrier, ran the effect %v times (want 1); answers %s and %s",
+		h.Failf("two calls with key %s from %s sharing one ledger, released together by the proxy's barrier, ran the effect %v times (want 1); answers %s and %s",
 			key, how, n, string(o1.msg.Raw), string(o2.msg.Raw))
 	}
 	// A caller told "in progress" (fail closed) must get the committed
@@ -431,6 +447,51 @@ func idemConcurrent(h *H) {
 	h.recordIdem(r.Tool, "IDEM-CONCURRENT: two racing connections, 1 execution")
 }
 
+// establishShared commits a keyed call through e1 and looks for it through
+// e2: the probe must count it there too, and the lookup role, when
+// declared, must find it. Racers that do not share state make the check
+// FAIL when the manifest declares the ledger shared (mutation.shared), and
+// SKIP otherwise: a race between two stores proves nothing, however alike
+// their answers look.
+func (h *H) establishShared(e1, e2 *endpoint, how string) {
+	r := h.Role("mutation")
+	k := newKey("shared")
+	b1, b2 := h.executions(e1, k), h.executions(e2, k)
+	committed := h.mutate(e1, e1.newID(), k, "the call that establishes shared state")
+	d1, d2 := h.executions(e1, k)-b1, h.executions(e2, k)-b2
+	if d1 != 1 {
+		h.Errorf("the probe counted %v executions for one keyed call on the connection that made it (want 1): it does not observe the effect, so the race cannot be judged", d1)
+	}
+	var missing []string
+	if d2 != d1 {
+		missing = append(missing, fmt.Sprintf("the probe of the second connection counts %v executions for it (the first counts %v)", d2, d1))
+	}
+	if _, ok := h.target.Roles["lookup"]; ok {
+		if found, o := h.lookupFinds(e2, k); !found {
+			missing = append(missing, fmt.Sprintf("the lookup role on the second connection does not find it (%s)", clip(resultBytes(o))))
+		}
+	}
+	if len(missing) == 0 {
+		h.Notef("%s share state: key %s committed through the first (%s) is seen through the second", how, k, clip(resultBytes(committed)))
+		return
+	}
+	why := fmt.Sprintf("%s do not share state: key %s was committed through the first, but %s", how, k, strings.Join(missing, "; "))
+	if r.Shared {
+		h.Failf("%s — the manifest declares the ledger shared (mutation.shared: true), so a retry served by another instance would run the effect again", why)
+	}
+	h.Skip(why + " — a race between separate stores proves nothing (declare mutation.shared: true when every instance must share one ledger)")
+}
+
+// lookupFinds calls the lookup role for key; it finds nothing when it is
+// refused or answers found: false.
+func (h *H) lookupFinds(e *endpoint, key string) (bool, toolOutcome) {
+	r, look := h.Role("mutation"), h.Role("lookup")
+	o := h.idemCall(e, e.newID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
+	var obj map[string]any
+	_ = json.Unmarshal(o.structured, &obj)
+	return !o.failed() && obj["found"] != false, o
+}
+
 func idemRestart(h *H) {
 	r := h.Role("mutation")
 	switch {
@@ -441,6 +502,9 @@ func idemRestart(h *H) {
 	}
 	e1 := h.idemConnect(faultproxy.Rule{Name: "kill-on-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Crash{}})
 	key := newKey("restart")
+	// Read before the first call: the probe may count per key or every
+	// execution, and the store may hold earlier work.
+	before := h.executions(e1, key)
 	if _, err := e1.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key)); err != nil {
 		h.failServer("%v", err)
 	}
@@ -456,24 +520,30 @@ func idemRestart(h *H) {
 		}
 	}
 	e2 := h.idemConnect()
+	// Reconcile before retrying: the restarted server must still know the
+	// operation committed before the kill. A retry first would let a
+	// server that forgot everything execute again and find the record it
+	// just made.
+	restarted := h.executions(e2, key)
+	if restarted-before < 1 {
+		h.Failf("after a SIGKILL between commit and response and a restart, the probe counts %v executions (%v before the call): the execution committed before the kill was forgotten (the ledger is not durable)", restarted, before)
+	}
+	if _, ok := h.target.Roles["lookup"]; ok {
+		found, o := h.lookupFinds(e2, key)
+		if !found {
+			h.Failf("reconciliation by key failed after the restart, before any retry: lookup %s answered %s (the operation committed before the kill is unknown)", h.Role("lookup").Tool, string(o.msg.Raw))
+		}
+		h.Notef("before the retry, lookup by key found it: %s", clip(resultBytes(o)))
+	}
 	retry := h.idemCall(e2, e2.newID(), r.Tool, r.mutationArgs(key), "retry after the restart")
 	if retry.failed() {
 		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", string(retry.msg.Raw))
 	}
-	if n := h.executions(e2, key); n != 1 {
-		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v executions (want 1); retry answered %s", key, n, string(retry.msg.Raw))
+	if n := h.executions(e2, key); n != restarted || n-before != 1 {
+		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v before the call, %v after the restart, %v after the retry (want 1 execution in all); retry answered %s", key, before, restarted, n, string(retry.msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
 		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", clip(b), clip(a))
-	}
-	if look, ok := h.target.Roles["lookup"]; ok {
-		o := h.idemCall(e2, e2.newID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
-		var obj map[string]any
-		_ = json.Unmarshal(o.structured, &obj)
-		if o.failed() || obj["found"] == false {
-			h.Failf("reconciliation by key failed after the restart: lookup %s answered %s", look.Tool, string(o.msg.Raw))
-		}
-		h.Notef("lookup by key found it: %s", clip(resultBytes(o)))
 	}
 	h.recordIdem(r.Tool, "IDEM-RESTART: the stored result survived a SIGKILL between commit and response")
 }

@@ -22,12 +22,40 @@ const (
 	modern = "modern"
 )
 
-// Rule is the clause a check enforces in one protocol version: its level
-// and the sentence of the specification, with the page it comes from.
+// Rule is the clause a check enforces in one protocol version: its level,
+// the sentence, the page it comes from and where that sentence's authority
+// comes from (Source).
+//
+// The level is the word of the sentence, for the server, in that version:
+// MUST / MUST NOT → reports.Must (a break FAILs), SHOULD / SHOULD NOT →
+// reports.Should (a break WARNs). Only a sentence of the specification
+// (reports.SourceSpec) or a contract the target itself declared in its
+// manifest (reports.SourceManifest) may be a Must; mcp-conform's own reading
+// of good practice (reports.SourceReading) is at most a Should
+// (TestCatalogLevelsHaveASource).
 type Rule struct {
 	Level  reports.Level
 	Clause string
 	Spec   string
+	// Source is where the clause comes from; empty means the
+	// specification (reports.SourceSpec).
+	Source reports.Source
+	// Also lists further pages the clause quotes, after Spec (e.g. the
+	// MUST NOT of basic/index.mdx beside a cancellation page's SHOULD).
+	Also []string
+}
+
+// SourceOf returns the rule's source, SourceSpec when none was given.
+func (r Rule) SourceOf() reports.Source {
+	if r.Source == "" {
+		return reports.SourceSpec
+	}
+	return r.Source
+}
+
+// Pages returns the spec pages the rule cites: Spec, then Also.
+func (r Rule) Pages() []string {
+	return append([]string{r.Spec}, r.Also...)
 }
 
 // Check describes one check of the catalog.
@@ -41,6 +69,15 @@ type Check struct {
 	// Rules gives, per protocol version, the level, clause and spec page.
 	// A version absent from Rules is not checked (SKIP "not in VERSION").
 	Rules map[string]Rule
+	// On replaces, on one transport, the rule of some versions: the
+	// sentence that binds that transport (e.g. on WebSocket, a custom
+	// transport, the cancellation pattern's SHOULD in place of the stdio
+	// page's MUST NOT).
+	On map[string]map[string]Rule
+	// Only limits, on one transport, the versions the check runs in (the
+	// clause does not bind that transport in the others); a transport
+	// absent from Only runs in every version of Rules.
+	Only map[string][]string
 	// Transports the check runs on ("stdio", "http").
 	Transports []string
 	// Roles the target manifest must declare.
@@ -60,10 +97,55 @@ func (c *Check) Versions() []string {
 	return vs
 }
 
-// RuleFor returns the clause for version v.
+// RuleFor returns the clause for version v (on the check's first
+// transport).
 func (c *Check) RuleFor(v string) (Rule, bool) {
 	r, ok := c.Rules[v]
 	return r, ok
+}
+
+// RuleOn returns the clause for version v on transport tr: the override of
+// On, else Rules; ok is false when the check does not run there.
+func (c *Check) RuleOn(tr, v string) (Rule, bool) {
+	if only, limited := c.Only[tr]; limited && !slices.Contains(only, v) {
+		return Rule{}, false
+	}
+	if r, ok := c.On[tr][v]; ok {
+		return r, true
+	}
+	r, ok := c.Rules[v]
+	return r, ok
+}
+
+// VersionsOn lists the versions the check runs in on transport tr, newest
+// first.
+func (c *Check) VersionsOn(tr string) []string {
+	var out []string
+	for _, v := range c.Versions() {
+		if _, ok := c.RuleOn(tr, v); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// AllRules returns every rule of the check: per transport, per version it
+// runs in there.
+func (c *Check) AllRules() []TransportRule {
+	var out []TransportRule
+	for _, tr := range c.Transports {
+		for _, v := range c.VersionsOn(tr) {
+			r, _ := c.RuleOn(tr, v)
+			out = append(out, TransportRule{Transport: tr, Version: v, Rule: r})
+		}
+	}
+	return out
+}
+
+// TransportRule is a check's rule on one transport in one version.
+type TransportRule struct {
+	Transport, Version string
+	Rule
 }
 
 // Labels are the Ginkgo labels of the check's spec on a transport, for
@@ -71,9 +153,10 @@ func (c *Check) RuleFor(v string) (Rule, bool) {
 func (c *Check) Labels(transport string) []string {
 	ls := []string{"area:" + strings.ToLower(c.Area()), "id:" + c.ID, "transport:" + transport}
 	levels := map[reports.Level]bool{}
-	for _, v := range c.Versions() {
+	for _, v := range c.VersionsOn(transport) {
 		ls = append(ls, "spec:"+v)
-		levels[c.Rules[v].Level] = true
+		r, _ := c.RuleOn(transport, v)
+		levels[r.Level] = true
 	}
 	for l := range levels {
 		ls = append(ls, "level:"+strings.ToLower(string(l)))
@@ -117,6 +200,10 @@ func sameRule(r Rule, versions ...string) map[string]Rule {
 	for _, v := range versions {
 		rr := r
 		rr.Spec = strings.ReplaceAll(r.Spec, "VERSION", v)
+		rr.Also = nil
+		for _, a := range r.Also {
+			rr.Also = append(rr.Also, strings.ReplaceAll(a, "VERSION", v))
+		}
 		m[v] = rr
 	}
 	return m

@@ -18,18 +18,29 @@ const (
 	changelog618 = "specification/2025-06-18/changelog.mdx"
 )
 
+// The JSON-RPC sentences the bad-input checks rest on.
+const (
+	jsonrpcMust = "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."
+	// httpRejectLegacy and httpRejectModern are the HTTP rule for input
+	// the server cannot accept.
+	httpRejectLegacy = "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
+	httpRejectModern = "If the server cannot accept it, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
+	basicModernPage  = "specification/2026-07-28/basic/index.mdx"
+)
+
 var (
 	checkParseError = register(&Check{
 		ID:    "ROBUST-PARSE-ERROR",
 		Title: "a message that is not JSON gets a parse error, and the server lives on",
-		How: "stdio: writes a line that is not JSON and expects a JSON-RPC error -32700 with id null, then the server must " +
-			"answer the barrier request. HTTP: POSTs a body that is not JSON and expects an HTTP error status, then the barrier.",
+		How: "stdio: writes a line that is not JSON and expects a JSON-RPC error -32700 with id null (JSON-RPC 2.0's parse " +
+			"error), then the server must answer the barrier request. HTTP: POSTs a body that is not JSON and expects an HTTP " +
+			"error status, then the barrier.",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
-				Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification — whose parse error is -32700 with id null (stdio); over HTTP, if the server cannot accept the input it MUST return an HTTP error status code (transports.mdx)."},
+			sameRule(Rule{Level: reports.Must, Spec: basicLegacy, Also: []string{transportLegacy},
+				Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [transports.mdx, HTTP] " + httpRejectLegacy},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/index.mdx",
-				Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification — whose parse error is -32700 with id null (stdio); over HTTP the server rejects input it cannot accept with an HTTP error status."}},
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{httpModern},
+				Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [streamable-http.mdx] " + httpRejectModern}},
 		),
 		Transports: []string{"stdio", "http", "websocket"},
 	})
@@ -39,24 +50,28 @@ var (
 		How:   "Sends a request for the method mcp-conform/no-such-method and expects a JSON-RPC error response with code -32601 in the body.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
-				Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification (method not found: -32601); a request gets a response."},
+				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
-				Clause: "An unknown method gets 404 with a JSON-RPC error -32601 (streamable-http.mdx); on stdio the JSON-RPC error -32601."}},
+			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage,
+				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"}},
 		),
+		On: map[string]map[string]Rule{"http": {"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{basicModernPage},
+			Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}}},
 		Transports: []string{"stdio", "http", "websocket"},
 	})
 	checkBatch = register(&Check{
 		ID:    "ROBUST-BATCH-REJECTED",
 		Title: "a JSON-RPC batch (removed in 2025-06-18) is not processed",
-		How: "Sends a JSON array of two tools/list requests; the server must not answer them as a batch (an array, or results " +
-			"for their ids). An error (or, over HTTP, an error status) is the expected answer; silence is tolerated and noted.",
+		How: "Sends a JSON array of two tools/list requests; the server should not answer them as a batch (results for their " +
+			"ids): batching left the protocol in 2025-06-18, but no sentence binds the server to refuse one, so processing it " +
+			"WARNs (mcp-conform's reading). On stdio, an answer that is itself a JSON array is not a valid MCP message on stdout: " +
+			"that MUST NOT FAILs. An error (or, over HTTP, an error status) is the expected answer; silence is tolerated and noted.",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: changelog618,
-				Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog); each message is a single JSON-RPC request, notification, or response — on HTTP the body MUST be a single JSON-RPC request, notification, or response."},
+			sameRule(Rule{Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{transportLegacy},
+				Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog) — mcp-conform's reading: a server no longer processes a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
-				Clause: "Each message is a single JSON-RPC request, notification, or response."}},
+			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{stdioModern},
+				Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog); \"Each message is a single JSON-RPC request, notification, or response\" (stdio.mdx) — mcp-conform's reading: a server does not process a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."}},
 		),
 		Transports: []string{"stdio", "http", "websocket"},
 	})
@@ -200,6 +215,10 @@ func batchRejected(h *H) {
 	judge := func(raw []byte, what string) {
 		env := jsonrpc.Parse(raw)
 		switch {
+		case env.Kind == jsonrpc.Batch && h.target.Transport == "stdio":
+			var arr []json.RawMessage
+			_ = json.Unmarshal(raw, &arr)
+			h.failMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))
 		case env.Kind == jsonrpc.Batch:
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)

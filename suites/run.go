@@ -175,9 +175,9 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 			}
 			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport, ProtocolVersion: t.Spec,
 				Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
-			if vs := c.Versions(); len(vs) > 0 {
-				r := c.Rules[vs[0]]
-				res.Level, res.Spec, res.Clause = r.Level, []string{r.Spec}, r.Clause
+			if vs := c.VersionsOn(t.Transport); len(vs) > 0 {
+				r, _ := c.RuleOn(t.Transport, vs[0])
+				res.Level, res.Spec, res.Clause, res.Source = r.Level, r.Pages(), r.Clause, r.SourceOf()
 			}
 			cfgMu.Lock()
 			results = append(results, res)

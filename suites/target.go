@@ -44,6 +44,14 @@ type Role struct {
 	Key       string         `yaml:"key,omitempty"`
 	Arguments map[string]any `yaml:"arguments,omitempty"`
 	Probe     map[string]any `yaml:"probe,omitempty"`
+	// Shared (mutation role) declares that every connection the harness
+	// opens to the target — each server process it starts for one check
+	// (stdio, or an HTTP command), each HTTP session — sees one ledger
+	// (e.g. a file under {tmpdir}): the two racers of IDEM-CONCURRENT must
+	// then share state, and a target where they do not FAILs. Without it,
+	// racers that share nothing make the check SKIP (a race between two
+	// separate stores proves nothing).
+	Shared bool `yaml:"shared,omitempty"`
 }
 
 // LoadManifest reads and validates a manifest file.

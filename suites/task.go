@@ -42,8 +42,8 @@ var (
 		Rules: map[string]Rule{
 			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
 				Clause: "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response."},
-			"2026-07-28": {Level: reports.Must, Spec: tasksModern,
-				Clause: "Handle tasks/cancel: Acknowledge cancellation requests with an empty result. Honor them when possible, but cancellation is cooperative — the task may still reach a non-cancelled terminal status."},
+			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+				Clause: "Handle tasks/cancel: Acknowledge cancellation requests with an empty result. Honor them when possible, but cancellation is cooperative — the task may still reach a non-cancelled terminal status. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 		},
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"task"},
@@ -57,9 +57,9 @@ var (
 			"turns completed because its worker finished the step is the bug).",
 		Rules: map[string]Rule{
 			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status. Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
-			"2026-07-28": {Level: reports.Must, Spec: tasksModern,
-				Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change."},
+				Clause: "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status [...] Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
+			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+				Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 		},
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"task"},
@@ -72,8 +72,8 @@ var (
 		Rules: map[string]Rule{
 			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
 				Clause: "Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params)."},
-			"2026-07-28": {Level: reports.Must, Spec: tasksModern,
-				Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change (a tasks/cancel of a finished task is acknowledged, or rejected, and changes nothing)."},
+			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+				Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change (a tasks/cancel of a finished task is acknowledged, or rejected, and changes nothing). (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 		},
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"task"},
@@ -85,10 +85,10 @@ var (
 			"from a new client (2025-11-25: the same session) until the task is terminal: every poll must find it and it " +
 			"must end completed, not cancelled nor deleted.",
 		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Tasks are durable state machines [...] intended for requestor polling and deferred result retrieval (ttl: time from creation before the task may be deleted; transports.mdx: disconnection SHOULD NOT be interpreted as the client cancelling its request)."},
-			"2026-07-28": {Level: reports.Must, Spec: tasksModern,
-				Clause: "Crash resilience. A task ID is a durable handle. If the client disconnects or restarts, it can resume polling with the same ID."},
+			"2025-11-25": {Level: reports.Should, Spec: tasksLegacy, Also: []string{"specification/2025-11-25/basic/transports.mdx"},
+				Clause: "Tasks are durable state machines [...] [transports.mdx] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+				Clause: "Crash resilience. A task ID is a durable handle. If the client disconnects or restarts, it can resume polling with the same ID. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 		},
 		Transports: []string{"http"},
 		Roles:      []string{"task"},
@@ -101,9 +101,9 @@ var (
 			"lastUpdatedAt; pollInterval is reported in the PASS reason when given.",
 		Rules: map[string]Rule{
 			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses. Receivers MUST include a createdAt [and a lastUpdatedAt] ISO 8601-formatted timestamp in all task responses."},
-			"2026-07-28": {Level: reports.Must, Spec: tasksModern,
-				Clause: "Return CreateTaskResult: respond with resultType: \"task\" and a Task object containing a unique taskId, initial status, ttlMs, and pollIntervalMs (Task: ttlMs: number | null; createdAt; lastUpdatedAt)."},
+				Clause: "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated. [...] Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses."},
+			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+				Clause: "Return CreateTaskResult: When a request will be long-running, respond with resultType: \"task\" and a Task object containing a unique taskId, initial status, ttlMs, and pollIntervalMs. (Task: ttlMs: number | null; createdAt; lastUpdatedAt. The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 		},
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"task"},
@@ -111,15 +111,17 @@ var (
 	checkTaskProgressStops = register(&Check{
 		ID:    "TASK-PROGRESS-STOPS",
 		Title: "a task's progress notifications stop at its terminal status",
-		How: "Over stdio, creates a task and an uncancelled control task, each with a progress token; once the first task " +
+		How: "Creates a task and an uncancelled control task, each with a progress token; once the first task " +
 			"has reported progress it is cancelled, and both are polled to a terminal status and a few polls more: no " +
 			"notifications/progress with a task's token may follow the tasks/get answer that first reported it terminal. " +
-			"A task that sends no progress before it is terminal makes the check SKIP (progress is optional).",
+			"A task that sends no progress before it is terminal makes the check SKIP (progress is optional). Over Streamable HTTP the " +
+			"task's progress can only come on the standalone GET stream once the CreateTaskResult has ended the POST stream: it is held " +
+			"open during the check and read with every other stream.",
 		Rules: map[string]Rule{
 			"2025-11-25": {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
 				Clause: "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)."},
 		},
-		Transports: []string{"stdio"},
+		Transports: []string{"stdio", "http"},
 		Roles:      []string{"task"},
 	})
 )
@@ -592,14 +594,28 @@ func rawText(m clients.Message) string { return strings.TrimSpace(string(m.Raw))
 
 func taskProgressStops(h *H) {
 	h.taskCapable()
-	c := h.Connect()
-	t := stdioTasker(h, c)
+	var (
+		c msgConn
+		t *tasker
+	)
+	if h.target.Transport == "http" {
+		// Once its CreateTaskResult has ended the POST stream, a task's
+		// progress can only come on the standalone GET stream, held open.
+		hc := h.ConnectHTTP()
+		m := &httpMsg{HConn: hc}
+		m.openStandalone()
+		c, t = m, httpTasker(h, hc, hc.W)
+	} else {
+		sc := h.Connect()
+		c, t = stdioMsg{sc}, stdioTasker(h, sc)
+	}
+	_, crossStream := c.(*httpMsg)
 	tokens := []jsonrpc.ID{jsonrpc.StringID("task-progress-cancelled"), jsonrpc.StringID("task-progress-control")}
 	a, _ := t.createWith(tokens[0])
 	b, _ := t.createWith(tokens[1])
 	progressFor := func(tok jsonrpc.ID, after int) []clients.Message {
 		var out []clients.Message
-		for _, m := range c.Progress(after + 1) {
+		for _, m := range progressSince(c, after+1) {
 			if m.Env.ProgressToken == tok {
 				out = append(out, m)
 			}
@@ -623,11 +639,19 @@ func taskProgressStops(h *H) {
 	}
 	obs := t.watch([]taskState{a, b}, 2, "while watching its progress")
 	for i, name := range []string{"the cancelled task", "the control task"} {
-		for _, o := range obs[i] {
+		for k, o := range obs[i] {
 			if !(taskState{Status: o.status}).terminal() {
 				continue
 			}
-			if late := progressFor(tokens[i], o.seq); len(late) > 0 {
+			barrier := o.seq
+			if crossStream && k+1 < len(obs[i]) {
+				// Over HTTP the progress (GET stream) and the tasks/get
+				// answers (their POSTs) are different streams: what the
+				// server wrote before it answered may arrive just after.
+				// The next poll's answer, a round trip later, is the barrier.
+				barrier = obs[i][k+1].seq
+			}
+			if late := progressFor(tokens[i], barrier); len(late) > 0 {
 				var raws []string
 				for _, m := range late {
 					raws = append(raws, rawText(m))

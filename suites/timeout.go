@@ -30,14 +30,17 @@ var checkTimeoutCancelStops = register(&Check{
 		"transport's cancellation (stdio: notifications/cancelled; HTTP 2025: notifications/cancelled; HTTP 2026-07-28: it closes " +
 		"the response stream) and ignores whatever comes later. Judged on what the server wrote, as the proxy read it: no response " +
 		"for the request after the cancellation, no progress after a barrier request answered after it, and (HTTP, with the role's " +
-		"probe) no further work.",
+		"probe) no further work. One status for two sentences: a message after the cancellation FAILs where the version says MUST NOT " +
+		"(2026-07-28) and WARNs where it says SHOULD (2025); work that went on WARNs (SHOULD stop as soon as practical).",
 	Rules: merge(
-		sameRule(Rule{Level: reports.Should, Spec: lifecycleLegacy,
+		sameRule(Rule{Level: reports.Should, Spec: lifecycleLegacy, Also: []string{cancelLegacy},
 			Clause: "When the request has not received a success or error response within the timeout period, the sender SHOULD issue a cancellation notification for that request and stop waiting for a response. [cancellation.mdx] Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request"},
 			legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
-			Clause: "When the request has not received a success or error response within the timeout period, the sender SHOULD cancel the request and stop waiting for a response [stdio: notifications/cancelled; Streamable HTTP: closing the response stream]. Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern, Also: []string{cancelModern},
+			Clause: "When the request has not received a success or error response within the timeout period, the sender SHOULD cancel the request and stop waiting for a response [...] stdio: sending a notifications/cancelled notification referencing the request ID. [stdio.mdx] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 	),
+	On: map[string]map[string]Rule{"http": {"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{cancelModern},
+		Clause: "When the request has not received a success or error response within the timeout period, the sender SHOULD cancel the request and stop waiting for a response [...] Streamable HTTP: closing the response stream for the request, which constitutes cancellation. [streamable-http.mdx] Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}}},
 	Transports: []string{"stdio", "http"},
 	Roles:      []string{"slow"},
 })
@@ -202,9 +205,9 @@ func timeoutCancelStopsHTTP(h *H) {
 	after := c.Probe(tool, tag)
 	h.Notef("probe at the cancellation: %+v; after the control call: %+v", before, after)
 	if after.Finished {
-		h.Failf("the server kept working after the client's timeout cancellation (%s) and completed the request (probe: %+v)", out.Signal, after)
+		h.Warnf("the server kept working after the client's timeout cancellation (%s) and completed the request (probe: %+v)", out.Signal, after)
 	}
 	if after.StepsRun > before.StepsRun+1 {
-		h.Failf("the work went on after the client's timeout cancellation (%s): %d steps at the cancellation, %d later", out.Signal, before.StepsRun, after.StepsRun)
+		h.Warnf("the work went on after the client's timeout cancellation (%s): %d steps at the cancellation, %d later", out.Signal, before.StepsRun, after.StepsRun)
 	}
 }

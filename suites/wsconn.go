@@ -28,6 +28,15 @@ import (
 // than stdio and Streamable HTTP exist, and says what it must keep.
 const customTransports = "specification/2026-07-28/basic/transports/index.mdx"
 
+// customTransportsPage is the page of version v with the Custom Transports
+// section: transports/index.mdx in 2026-07-28, transports.mdx before.
+func customTransportsPage(v string) string {
+	if v == "" || v >= "2026-07-28" {
+		return customTransports
+	}
+	return "specification/" + v + "/basic/transports.mdx"
+}
+
 // startWSConn starts the WebSocket target (when it has a command) behind a
 // new fault proxy with rules installed before the first message, dials it
 // through the proxy and negotiates the run's version.
@@ -181,7 +190,12 @@ func serveFixtureWS(mutant, addr string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fixtures.ServeWebSocket(ctx, addr, fixtures.Options{Mutant: mutant, Stderr: os.Stderr}, func(url string) { fmt.Println(url) })
+	vs, err := fixtureVariants()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+		return 2
+	}
+	err = fixtures.ServeWebSocket(ctx, addr, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Variants: vs}, func(url string) { fmt.Println(url) })
 	switch {
 	case errors.Is(err, fixtures.ErrCrash):
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)

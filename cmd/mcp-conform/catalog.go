@@ -43,7 +43,7 @@ func newExplainCmd() *cobra.Command {
 }
 
 func newFixtureCmd() *cobra.Command {
-	var mutant, httpAddr, wsAddr, ledger string
+	var mutant, httpAddr, wsAddr, ledger, variant string
 	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
@@ -58,6 +58,14 @@ stdio message rules.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list {
 				return describe.Mutants(cmd.OutOrStdout())
+			}
+			if variant != "" {
+				if _, err := fixtures.ParseVariants(variant); err != nil {
+					return usageError{fmt.Errorf("--variant: %w (see 'mcp-conform fixture --list')", err)}
+				}
+				if err := os.Setenv(suites.FixtureVariantEnv, variant); err != nil {
+					return fmt.Errorf("--variant: %w", err)
+				}
 			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
@@ -92,7 +100,8 @@ stdio message rules.`,
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:3001; the endpoint is /mcp, printed once listening)")
 	cmd.Flags().StringVar(&wsAddr, "ws", "", "serve JSON-RPC over WebSocket on this address (one message per text frame, one session per connection; the endpoint ws://ADDR/mcp is printed once listening)")
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
-	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks")
+	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks, and the correct variants")
+	cmd.Flags().StringVar(&variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+suites.FixtureVariantEnv+"): the same contract in another shape")
 	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+suites.FixtureLedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }

@@ -560,6 +560,11 @@ func TestUsageFixtureList(t *testing.T) {
 			t.Errorf("mutant %s (breaks %s) not listed:\n%s", m.Name, m.Breaks, r.stdout)
 		}
 	}
+	for _, v := range fixtures.Variants() {
+		if !strings.Contains(r.stdout, v.Name+" ") {
+			t.Errorf("variant %s not listed:\n%s", v.Name, r.stdout)
+		}
+	}
 }
 
 // junitXML is the part of the JUnit format CI systems read.

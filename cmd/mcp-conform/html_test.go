@@ -86,8 +86,10 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		docsShot bool
 	}{
 		{name: "reference", args: []string{"run", "-q"}},
+		// Three CANCEL checks fail on stdio, and the two that run over
+		// HTTP in 2026-07-28 fail there too: one diagram each.
 		{name: "answer-notifications", args: []string{"run", "-q", "--mutant", "answer-notifications"}, code: 1,
-			failing: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED", "CANCEL-UNKNOWN-IGNORED"}, docsShot: true},
+			failing: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED", "CANCEL-UNKNOWN-IGNORED", "CANCEL-MALFORMED-IGNORED", "CANCEL-UNKNOWN-IGNORED"}, docsShot: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			limitParallel(t)

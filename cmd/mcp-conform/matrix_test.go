@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +39,7 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 			if tr == "websocket" {
 				continue // behind --websocket: TestReferencePassesOnWebSocket
 			}
-			for v := range c.Rules {
+			for _, v := range c.VersionsOn(tr) {
 				if !got[c.ID+" "+tr+" "+v] {
 					t.Errorf("%s did not run on %s in %s", c.ID, tr, v)
 				}
@@ -56,6 +59,9 @@ type mutantCase struct {
 	spec   string
 	// want is the status of the check the mutant breaks.
 	want reports.Status
+	// wantOn overrides want on one transport, where the broken sentence
+	// has another level (e.g. stdout rules on stdio).
+	wantOn map[string]reports.Status
 	// evidence must appear in that check's reason.
 	evidence string
 	// also lists other checks that share the broken clause and fail too.
@@ -75,6 +81,10 @@ var mutantCases = []mutantCase{
 	{mutant: "respond-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}, mayAlso: timeoutReuse},
 	{mutant: "respond-after-cancel", spec: "2025-06-18", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}, mayAlso: timeoutReuse},
 	{mutant: "progress-after-complete", want: reports.Fail, evidence: "after the final response"},
+	// The late progress on the 2025 standalone GET stream (held open by the
+	// check), after the POST stream closed.
+	{mutant: "progress-after-complete-get", spec: "2025-11-25", want: reports.Fail, evidence: "(stream GET#"},
+	{mutant: "progress-after-complete-get", spec: "2025-06-18", want: reports.Fail, evidence: "(stream GET#"},
 	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
 	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
 		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED"}},
@@ -83,20 +93,29 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
 	{mutant: "total-changes", want: reports.Warn, evidence: "total changed"},
+	// 2026-07-28 stdio: MUST NOT send further messages; 2025 (stdio and
+	// HTTP): receivers SHOULD stop (and MAY ignore the cancellation).
 	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
-	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
-	{mutant: "http-ignore-close", want: reports.Fail, evidence: "kept working", mayAlso: timeoutReuse},
+	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
+	// Work that went on after the close breaks the SHOULD (stop as soon as
+	// practical); nothing was sent after it (the MUST NOT holds).
+	{mutant: "http-ignore-close", want: reports.Warn, evidence: "kept working", mayAlso: timeoutReuse},
 	{mutant: "no-antibuffer-headers", want: reports.Warn, evidence: "X-Accel-Buffering"},
-	{mutant: "no-antibuffer-headers", spec: "2025-11-25", want: reports.Warn, evidence: "Cache-Control"},
+	{mutant: "no-antibuffer-headers", spec: "2025-11-25", want: reports.Warn, evidence: "X-Accel-Buffering"},
 	{mutant: "no-heartbeat", want: reports.Warn, evidence: "no SSE comment keep-alive"},
 	{mutant: "session-accept-any", spec: "2025-11-25", want: reports.Warn, evidence: "without Mcp-Session-Id"},
-	{mutant: "session-400", spec: "2025-11-25", want: reports.Fail, evidence: "want 404", also: []string{"SESSION-DELETE", "SESSION-EXPIRED-404"}},
-	{mutant: "session-400", spec: "2025-06-18", want: reports.Fail, evidence: "want 404", also: []string{"SESSION-DELETE", "SESSION-EXPIRED-404"}},
+	// A never-issued id is not in the 404 MUST (mcp-conform's reading:
+	// WARN); the terminated sessions of SESSION-DELETE and -EXPIRED-404 are.
+	{mutant: "session-400", spec: "2025-11-25", want: reports.Warn, evidence: "want 404", also: []string{"SESSION-DELETE", "SESSION-EXPIRED-404"}},
+	{mutant: "session-400", spec: "2025-06-18", want: reports.Warn, evidence: "want 404", also: []string{"SESSION-DELETE", "SESSION-EXPIRED-404"}},
 	{mutant: "session-no-expiry", spec: "2025-11-25", want: reports.Fail, evidence: "idle"},
 	{mutant: "resume-cross-stream", spec: "2025-11-25", want: reports.Fail, evidence: "another stream"},
 	{mutant: "resume-drop-live", spec: "2025-11-25", want: reports.Warn, evidence: "without the first call's response"},
 	{mutant: "no-origin-check", want: reports.Fail, evidence: "want 403"},
 	{mutant: "no-origin-check", spec: "2025-11-25", want: reports.Fail, evidence: "want 403"},
+	{mutant: "no-origin-check", spec: "2025-06-18", want: reports.Fail, evidence: "want a 4xx rejection"},
+	{mutant: "origin-post-only", want: reports.Fail, evidence: "a GET with Origin"},
+	{mutant: "origin-post-only", spec: "2025-06-18", want: reports.Fail, evidence: "a GET with Origin"},
 	{mutant: "hold-stream-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "stayed open"},
 	{mutant: "accept-any-version", spec: "2025-11-25", want: reports.Fail, evidence: "want 400"},
 	{mutant: "delete-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "after DELETE"},
@@ -107,13 +126,19 @@ var mutantCases = []mutantCase{
 	{mutant: "silent-on-parse-error", spec: "2025-11-25", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
 	{mutant: "http-status-not-jsonrpc", want: reports.Fail, evidence: "not a JSON-RPC error"},
 	{mutant: "http-status-not-jsonrpc", spec: "2025-11-25", want: reports.Fail, evidence: "not a JSON-RPC error"},
-	{mutant: "accept-batch", want: reports.Fail, evidence: "processed"},
-	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Fail, evidence: "processed"},
+	// Processing a batch breaks no server sentence (mcp-conform's reading:
+	// WARN); on stdio its array reply is not a valid MCP message (FAIL).
+	{mutant: "accept-batch", want: reports.Warn, wantOn: map[string]reports.Status{"stdio": reports.Fail}, evidence: "processed"},
+	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Warn, wantOn: map[string]reports.Status{"stdio": reports.Fail}, evidence: "processed"},
 	{mutant: "stdout-noise", want: reports.Fail, evidence: "not JSON-RPC messages", failsAllOn: "stdio"},
 	{mutant: "reissue-busy", spec: "2025-11-25", want: reports.Warn, evidence: "re-issued request failed",
 		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
+	// The resumed call ends in an error while the control call succeeded:
+	// RECONNECT-RESUME and -LIVE see the cancellation too (SHOULD NOT).
 	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
-		mayAlso: []string{"RECONNECT-RESUME-LIVE"}}, // cancelled work has no live events to resume, when the cancel wins the race with the resume
+		also: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}},
+	{mutant: "disconnect-cancels", spec: "2025-06-18", want: reports.Warn, evidence: "as if cancelled",
+		also: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}},
 	// A server that ignores the key breaks every ledger clause at once.
 	{mutant: "no-idempotency", want: reports.Fail, evidence: "the effect ran again",
 		also: []string{"IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART", "IDEM-REPLAY-IDENTICAL", "IDEM-ANNOTATION"}},
@@ -121,10 +146,16 @@ var mutantCases = []mutantCase{
 	{mutant: "key-without-fingerprint", spec: "2025-11-25", want: reports.Fail, evidence: "with different arguments was accepted"},
 	{mutant: "check-then-act", want: reports.Fail, evidence: "released together by the proxy's barrier, ran the effect 2 times"},
 	{mutant: "check-then-act", spec: "2025-11-25", want: reports.Fail, evidence: "released together by the proxy's barrier, ran the effect 2 times"},
-	// Two stdio processes do not share memory: the race check sees it too
+	// A ledger private to the process: after the restart the probe has
+	// forgotten the commit and the lookup finds nothing, before any retry.
+	// Two stdio processes share nothing either: the race check sees it
 	// there; two HTTP sessions share one process and pass.
-	{mutant: "memory-ledger", want: reports.Fail, evidence: "ran the effect again",
+	{mutant: "memory-ledger", want: reports.Fail, evidence: "was forgotten",
 		mayAlso: []string{"IDEM-CONCURRENT"}},
+	{mutant: "memory-ledger", spec: "2025-11-25", want: reports.Fail, evidence: "was forgotten",
+		mayAlso: []string{"IDEM-CONCURRENT"}},
+	{mutant: "per-process-store", want: reports.Fail, evidence: "do not share state"},
+	{mutant: "per-process-store", spec: "2025-06-18", want: reports.Fail, evidence: "do not share state"},
 	// Every check that compares a replay with the first result sees it.
 	{mutant: "mutable-replay", want: reports.Fail, evidence: "replays must be byte-identical",
 		also: []string{"IDEM-LOST-RESPONSE", "IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART"}},
@@ -132,19 +163,23 @@ var mutantCases = []mutantCase{
 	// task-cancel-instant-lie breaks a 2025-11-25 clause only: in 2026-07-28 an
 	// acknowledgement that the task does not act on is legal.
 	{mutant: "task-cancel-instant-lie", spec: "2025-11-25", want: reports.Fail, evidence: "not moved to cancelled before the response"},
-	{mutant: "task-terminal-mutable", want: reports.Fail, evidence: "a terminal status changed"},
+	// 2026-07-28 tasks: the extension page has no RFC 2119 keyword, so its
+	// sentences WARN at most.
+	{mutant: "task-terminal-mutable", want: reports.Warn, evidence: "a terminal status changed"},
 	{mutant: "task-terminal-mutable", spec: "2025-11-25", want: reports.Fail, evidence: "a terminal status changed"},
-	{mutant: "task-cancel-terminal-accepted", want: reports.Fail, evidence: `tasks/get said "cancelled"`},
+	{mutant: "task-cancel-terminal-accepted", want: reports.Warn, evidence: `tasks/get said "cancelled"`},
 	{mutant: "task-cancel-terminal-accepted", spec: "2025-11-25", want: reports.Fail, evidence: "want the error -32602"},
-	{mutant: "task-no-ttl", want: reports.Fail, evidence: "carries no valid ttlMs"},
+	{mutant: "task-no-ttl", want: reports.Warn, evidence: "carries no valid ttlMs"},
 	{mutant: "task-no-ttl", spec: "2025-11-25", want: reports.Fail, evidence: "carries no valid ttl "},
 	// A task lost over HTTP fails every TASK check there (they all poll it);
 	// on stdio the same checks pass: mayAlso, as also is transport-blind.
-	{mutant: "task-lost-on-disconnect", want: reports.Fail, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
+	{mutant: "task-lost-on-disconnect", want: reports.Warn, evidence: "after the connection that created it closed",
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS"}},
 	{mutant: "task-progress-after-terminal", spec: "2025-11-25", want: reports.Fail, evidence: "after tasks/get reported it cancelled"},
-	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Fail, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED"}},
+	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
+	// client cancelling its request".
+	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS"}},
 	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
@@ -161,13 +196,27 @@ var mutantCases = []mutantCase{
 	{mutant: "crash-on-invalid-utf8", spec: "2025-06-18", want: reports.Fail, evidence: "not UTF-8"},
 	{mutant: "crash-on-duplicate-id", want: reports.Fail, evidence: "reusing an in-flight id"},
 	{mutant: "crash-on-duplicate-id", spec: "2025-11-25", want: reports.Fail, evidence: "reusing an in-flight id"},
+	// Alive and serving, but the first call lost: the client broke the
+	// MUST, the server WARNs at most.
+	{mutant: "duplicate-id-drops-first", spec: "2025-11-25", want: reports.Warn, evidence: "lose the first request"},
+	{mutant: "duplicate-id-drops-first", spec: "2025-06-18", want: reports.Warn, evidence: "lose the first request"},
 	{mutant: "answer-stray-response", want: reports.Fail, evidence: "response from the client"},
 	{mutant: "answer-stray-response", spec: "2025-11-25", want: reports.Fail, evidence: "response from the client"},
-	{mutant: "session-sequential", spec: "2025-11-25", want: reports.Warn, evidence: "bits (want ≥ 96)"},
+	// A counter: deterministic ids, which the security best practices'
+	// MUST forbids.
+	{mutant: "session-sequential", spec: "2025-11-25", want: reports.Fail, evidence: "bits (want ≥ 96)"},
 	{mutant: "session-reuse-deleted", spec: "2025-11-25", want: reports.Warn, evidence: "deleted before"},
 	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
 	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
 	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
+}
+
+// wantFor is the status the broken check must have on transport tr.
+func (tc mutantCase) wantFor(tr string) reports.Status {
+	if w, ok := tc.wantOn[tr]; ok {
+		return w
+	}
+	return tc.want
 }
 
 // timeoutReuse: TIMEOUT-CANCEL-STOPS has no mutant of its own; the cancel
@@ -190,7 +239,9 @@ func TestTimeoutCaughtByCancelMutants(t *testing.T) {
 		{"respond-after-cancel", "", "stdio", reports.Fail, "answered request"},
 		{"respond-after-cancel", "2025-11-25", "http", reports.Warn, "answered request"},
 		{"progress-after-cancel", "", "stdio", reports.Fail, "after the server had read the timeout's cancellation"},
-		{"http-ignore-close", "", "http", reports.Fail, "kept working after the client's timeout cancellation (stream-close)"},
+		// Work that went on after the close is a SHOULD (stop as soon as
+		// practical): WARN.
+		{"http-ignore-close", "", "http", reports.Warn, "kept working after the client's timeout cancellation (stream-close)"},
 	} {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
 			limitParallel(t)
@@ -243,8 +294,18 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			r := runOf(t, i)
 			breaks := breaksOf(t, tc.mutant)
 			c := r.checkOn(t, breaks, transportOf(t, tc.mutant))
-			if c.Status != tc.want {
-				t.Fatalf("%s: %s (%s), want %s", breaks, c.Status, c.Reason, tc.want)
+			if c.Status == reports.Skip && strings.HasPrefix(c.Reason, "not in ") {
+				// The check does not run on that transport in this version:
+				// judge it where it runs.
+				for _, o := range r.report.Checks {
+					if o.ID == breaks && !strings.HasPrefix(o.Reason, "not in ") {
+						c = o
+						break
+					}
+				}
+			}
+			if want := tc.wantFor(c.Transport); c.Status != want {
+				t.Fatalf("%s [%s]: %s (%s), want %s", breaks, c.Transport, c.Status, c.Reason, want)
 			}
 			if !strings.Contains(c.Reason, tc.evidence) {
 				t.Errorf("%s reason %q lacks %q", breaks, c.Reason, tc.evidence)
@@ -253,10 +314,11 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			for _, other := range r.report.Checks {
 				switch {
 				case other.ID == breaks && other.Transport == c.Transport:
+				case other.ID == breaks && other.Status == reports.Skip && strings.HasPrefix(other.Reason, "not in "):
 				case other.ID == breaks && transportOf(t, tc.mutant) == "":
 					// A mutant of both transports breaks its check on each.
-					if other.Status != tc.want {
-						t.Errorf("%s [%s]: %s (%s), want %s", other.ID, other.Transport, other.Status, other.Reason, tc.want)
+					if want := tc.wantFor(other.Transport); other.Status != want {
+						t.Errorf("%s [%s]: %s (%s), want %s", other.ID, other.Transport, other.Status, other.Reason, want)
 					}
 				case tc.failsAllOn != "" && other.Transport == tc.failsAllOn && !strings.HasPrefix(other.Reason, "not in "):
 					// (a check outside the negotiated version does not run: SKIP)
@@ -283,7 +345,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 					wantCode = 1
 				}
 			}
-			if tc.want == reports.Fail && wantCode != 1 {
+			if (tc.want == reports.Fail || slices.Contains(slices.Collect(maps.Values(tc.wantOn)), reports.Fail)) && wantCode != 1 {
 				t.Errorf("a FAIL without exit 1")
 			}
 			if r.code != wantCode {
@@ -420,7 +482,7 @@ func TestReferencePassesOnWebSocket(t *testing.T) {
 			continue
 		}
 		n++
-		for v := range c.Rules {
+		for _, v := range c.VersionsOn("websocket") {
 			if !got[c.ID+" "+v] {
 				t.Errorf("%s did not run on websocket in %s", c.ID, v)
 			}
@@ -437,12 +499,14 @@ func TestReferencePassesOnWebSocket(t *testing.T) {
 // one PROGRESS and one ROBUST check). failsAllOn "websocket": a frame that
 // is not JSON-RPC fails every check on that transport.
 var wsMutantCases = []mutantCase{
-	{mutant: "respond-after-cancel", want: reports.Fail, evidence: "answered request"},
+	// On WebSocket, a custom transport, the 2026-07-28 cancellation rule is
+	// the pattern's SHOULD (the stdio page's MUST NOT binds stdio only).
+	{mutant: "respond-after-cancel", want: reports.Warn, evidence: "answered request"},
 	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
 	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
-	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation"},
+	{mutant: "progress-after-cancel", want: reports.Warn, evidence: "after the server had read the cancellation"},
 	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
-	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Fail, evidence: "processed"},
+	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Warn, evidence: "processed"},
 	{mutant: "stdout-noise", want: reports.Fail, evidence: "frame(s) that are not JSON-RPC messages", failsAllOn: "websocket"},
 }
 
@@ -477,8 +541,8 @@ func TestWebSocketMutantsAreCaught(t *testing.T) {
 					t.Errorf("unrelated check %s [websocket]: %s %s", other.ID, other.Status, other.Reason)
 				}
 			}
-			if r.code != 1 {
-				t.Errorf("exit %d, want 1", r.code)
+			if want := map[reports.Status]int{reports.Fail: 1, reports.Warn: 0}[tc.want]; r.code != want {
+				t.Errorf("exit %d, want %d", r.code, want)
 			}
 		})
 	}
@@ -494,4 +558,77 @@ func processLines(c reports.Check) string {
 		}
 	}
 	return b.String()
+}
+
+// TestReferenceVariantsPass runs the whole catalog, in every version,
+// against correct variants of the reference in other shapes than ours
+// (testdata/variant-*.yaml: a probe that counts every execution whatever
+// the key, a ledger that already holds earlier work): a check that relied
+// on how the reference does it (a per-key counter, an empty store) FAILs
+// here. Every check that applies must run and PASS.
+func TestReferenceVariantsPass(t *testing.T) {
+	for _, tc := range []struct{ file, transport string }{
+		{"variant-stdio.yaml", "stdio"},
+		{"variant-http.yaml", "http"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			limitParallel(t)
+			r := runCLI(t, runLimit, "run", "-q", "--spec", "all", "--manifest", filepath.Join("testdata", tc.file))
+			if r.code != 0 {
+				t.Errorf("exit %d\n%s", r.code, r.stdout)
+			}
+			got := map[string]bool{}
+			for _, c := range r.report.Checks {
+				got[c.ID+" "+c.ProtocolVersion] = true
+				if c.Status != reports.Pass {
+					t.Errorf("%s [%s %s]: %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status, c.Reason)
+				}
+			}
+			for _, c := range suites.Catalog() {
+				if !contains(c.Transports, tc.transport) {
+					continue
+				}
+				for _, v := range c.VersionsOn(tc.transport) {
+					if !got[c.ID+" "+v] {
+						t.Errorf("%s did not run on %s in %s", c.ID, tc.transport, v)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDisconnectCancelsCaughtWithoutProbe: a 2025 server that takes a
+// dropped POST stream for a cancellation (and ends the request with an
+// error) is caught by CANCEL-HTTP-DISCONNECT, RECONNECT-RESUME and
+// RECONNECT-RESUME-LIVE from the resumed outcome against an uninterrupted
+// control call, with no probe declared; the same manifest on the
+// reference passes all three (CANCEL-HTTP-DISCONNECT does not SKIP).
+func TestDisconnectCancelsCaughtWithoutProbe(t *testing.T) {
+	checks := []string{"CANCEL-HTTP-DISCONNECT", "RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}
+	for _, tc := range []struct {
+		file string
+		want reports.Status
+	}{
+		{"http-no-probe.yaml", reports.Pass},
+		{"http-no-probe-disconnect-cancels.yaml", reports.Warn},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			limitParallel(t)
+			r := runCLI(t, runLimit, "run", "-q", "--spec", "2025-11-25", "--manifest", filepath.Join("testdata", tc.file),
+				"--focus", strings.Join(checks, "|"))
+			for _, id := range checks {
+				c := r.check(t, id)
+				if c.Status != tc.want {
+					t.Errorf("%s: %s %q, want %s", id, c.Status, c.Reason, tc.want)
+				}
+				if tc.want == reports.Warn {
+					if !strings.Contains(c.Reason, "ended in an error") || !strings.Contains(c.Reason, "control call succeeded") {
+						t.Errorf("%s: reason %q does not compare with the control call", id, c.Reason)
+					}
+					assertTranscriptShows(t, c)
+				}
+			}
+		})
+	}
 }

@@ -70,7 +70,7 @@ func TestRunURL(t *testing.T) {
 				if c.Transport != "http" {
 					t.Errorf("%s: transport %q, want http", c.ID, c.Transport)
 				}
-				_, inVersion := def.Rules[tc.spec]
+				_, inVersion := def.RuleOn("http", tc.spec)
 				switch {
 				case !slices.Contains(def.Transports, "http"):
 					wantSkip(t, c, "not on the http transport")
