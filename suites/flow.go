@@ -20,10 +20,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// seedFlow is the seed lesson's production failure table (rows "Unbounded
-// progress queue" and "Final response dropped under pressure").
-const seedFlow = "seeds/000_a0534be125a2219a.txt"
-
 // Slow consumers of the FLOW checks.
 const (
 	// flowStall is how long the stdio client stops reading.
@@ -36,47 +32,46 @@ const (
 	flowTranscriptLimit = 300
 )
 
-var (
-	checkFlowFinal = register(&Check{
-		ID:    "FLOW-FINAL-ARRIVES",
-		Title: "under a slow consumer the final response arrives and progress stays monotonic",
-		How: "Calls the flood role (a burst of progress notifications, then the result) while the consumer is slow: on stdio " +
-			"the client stops reading for 300 ms; on HTTP the proxy throttles the response stream to 16 MiB/s and the client " +
-			"(on a connection of its own, with a fixed 128 KiB receive buffer) stops reading until the role's probe reports the " +
-			"flood's work done (300 ms without a probe). Progress may be coalesced or thinned, but its values must strictly " +
-			"increase, the final response must arrive (within the exchange timeout of the last progress), nothing may follow it, " +
-			"and the server must answer a barrier request afterwards.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{progressLegacy},
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{progressModern},
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"}},
-		),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"flood"},
-	})
-	checkFlowBounded = register(&Check{
-		ID:    "FLOW-SERVER-BOUNDED",
-		Title: "the server's outbound queue for a slow consumer stays bounded",
-		How: "Calls the flood role over HTTP (the reference's: 5000 progress notifications of 1 KB) through a 16 MiB/s throttle, " +
-			"with a client that stops reading until the role's probe reports the flood's work done, and reads the probe's " +
-			"backlogPeak: the most messages the server held unsent for that consumer. More than 1024 is a queue that grows with " +
-			"the flood (the seed's \"Unbounded progress queue: memory rises with a slow consumer\"); a server that blocks its work " +
-			"on the consumer (backpressure) or coalesces and evicts progress within a bound passes. This is the server's own " +
-			"instrumented report, as CANCEL-HTTP-CLOSE reads the probe's steps: the queue is not visible on the wire, and socket " +
-			"buffers hide it. Without a probe on the role: SKIP.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: "specification/VERSION/basic/utilities/progress.mdx",
-				Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern,
-				Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"}},
-		),
-		Transports: []string{"http"},
-		Roles:      []string{"flood"},
-	})
-)
+var checkFlowFinal = register(&Check{
+	ID:    "FLOW-FINAL-ARRIVES",
+	Title: "under a slow consumer the final response arrives and progress stays monotonic",
+	How: "Calls the flood role (a burst of progress notifications, then the result) while the consumer is slow: on stdio " +
+		"the client stops reading for 300 ms; on HTTP the proxy throttles the response stream to 16 MiB/s and the client " +
+		"(on a connection of its own, with a fixed 128 KiB receive buffer) stops reading until the role's probe reports the " +
+		"flood's work done (300 ms without a probe). Progress may be coalesced or thinned, but its values must strictly " +
+		"increase, the final response must arrive (within the exchange timeout of the last progress), nothing may follow it, " +
+		"and the server must answer a barrier request afterwards.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{progressLegacy},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{progressModern},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"}},
+	),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"flood"},
+})
+
+var checkFlowBounded = register(&Check{
+	ID:    "FLOW-SERVER-BOUNDED",
+	Title: "the server's outbound queue for a slow consumer stays bounded",
+	How: "Calls the flood role over HTTP (the reference's: 5000 progress notifications of 1 KB) through a 16 MiB/s throttle, " +
+		"with a client that stops reading until the role's probe reports the flood's work done, and reads the probe's " +
+		"backlogPeak: the most messages the server held unsent for that consumer. More than 1024 is a queue that grows with " +
+		"the flood (the seed's \"Unbounded progress queue: memory rises with a slow consumer\"); a server that blocks its work " +
+		"on the consumer (backpressure) or coalesces and evicts progress within a bound passes. This is the server's own " +
+		"instrumented report, as CANCEL-HTTP-CLOSE reads the probe's steps: the queue is not visible on the wire, and socket " +
+		"buffers hide it. Without a probe on the role: SKIP.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: "specification/VERSION/basic/utilities/progress.mdx",
+			Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern,
+			Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"}},
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"flood"},
+})
 
 func registerFlow() {
 	ginkgo.Describe("FLOW", ginkgo.Label("area:flow"), func() {

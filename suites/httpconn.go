@@ -3,12 +3,6 @@ package suites
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
-	"net/url"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
@@ -41,53 +35,6 @@ func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
 		h.Errorf("start target: %v", err)
 	}
 	return c
-}
-
-// freePort finds a free loopback port for a server the harness starts.
-// The port is free when freePort returns but only bound when the server
-// starts, so it is drawn below the kernel's ephemeral range: a port the
-// kernel hands to any process binding port 0 in between (other servers,
-// other test runs on the machine) would otherwise be taken under the
-// server, whose start then fails while the harness talks to a stranger.
-func freePort() (string, error) {
-	lo := ephemeralLow()
-	for range 64 {
-		if lo <= 11024 {
-			break
-		}
-		port := 10000 + rand.IntN(lo-11024)
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			continue
-		}
-		_ = ln.Close()
-		return strconv.Itoa(port), nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	_, port, err := net.SplitHostPort(ln.Addr().String())
-	return port, err
-}
-
-// ephemeralLow is the first port of the kernel's ephemeral range (Linux;
-// 32768 elsewhere or when it cannot be read).
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 1 {
-		return 32768
-	}
-	lo, err := strconv.Atoi(f[0])
-	if err != nil {
-		return 32768
-	}
-	return lo
 }
 
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
@@ -131,69 +78,6 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		return nil, err
 	}
 	return c, nil
-}
-
-// maxPortAttempts bounds the starts of a server whose port was taken.
-const maxPortAttempts = 3
-
-// portTaken reports whether the server exited and said that its address
-// was in use.
-func portTaken(tr *faultproxy.Transcript, p *faultproxy.Process) bool {
-	select {
-	case <-p.Exited():
-	default:
-		return false
-	}
-	// Its last output may still be on the way into the transcript.
-	for deadline := time.Now().Add(500 * time.Millisecond); ; {
-		for _, e := range tr.Entries() {
-			if strings.Contains(strings.ToLower(e.Text), "address already in use") {
-				return true
-			}
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitListening waits until the endpoint accepts TCP connections, the
-// process exits, or ctx ends.
-func waitListening(ctx context.Context, endpoint string, p *faultproxy.Process) error {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("target url %q: not an absolute URL", endpoint)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), map[string]string{"https": "443"}[u.Scheme]+map[bool]string{true: "80"}[u.Scheme != "https"])
-	}
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	var exited <-chan struct{}
-	if p != nil {
-		exited = p.Exited()
-	}
-	for {
-		d := net.Dialer{Timeout: 200 * time.Millisecond}
-		conn, err := d.DialContext(ctx, "tcp", host)
-		if err == nil {
-			_ = conn.Close()
-			return nil
-		}
-		if p == nil {
-			// A server the harness did not start is up or it is not.
-			return fmt.Errorf("the server at %s is not reachable: %w", endpoint, err)
-		}
-		select {
-		case <-exited:
-			return fmt.Errorf("the server exited before listening on %s: %v", host, p.ExitErr())
-		case <-ctx.Done():
-			return fmt.Errorf("the server did not listen on %s in time (last attempt: %v): %w", host, err, ctx.Err())
-		case <-tick.C:
-		}
-	}
 }
 
 func (c *HConn) exitHint() string {

@@ -17,18 +17,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// The ledger clauses are not in the MCP specification, which leaves
-// idempotency to the application (tools are model-controlled calls; a
-// JSON-RPC id only correlates one request with its response). They are the
-// seeds' reading: the French lesson's failure table (MutationLedger) and the
-// Chinese article's reliability sidecar (operation key, atomic claim,
-// claimed → completed → verified, reconcile before retry, fail closed).
-const (
-	seedLesson  = "seeds/000_a0534be125a2219a.txt"
-	seedSidecar = "seeds/003_a87572a896abb13e.txt"
-	toolsPage   = "specification/VERSION/server/tools.mdx"
-)
-
 // idemRule is a clause of the contract a manifest declares with a keyed
 // mutation role (mutation.key: the argument that makes a retry safe), in
 // the words of the seed it comes from, the same in every protocol version.
@@ -39,93 +27,97 @@ func idemRule(level reports.Level, spec, clause string) map[string]Rule {
 		Clause: "The contract the manifest declares with a keyed mutation role (mutation.key), in the seed's words: " + clause}, allVersions...)
 }
 
-var (
-	checkIdemNaive = register(&Check{
-		ID:    "IDEM-NAIVE",
-		Title: "baseline: a naive retry (new id, no key or a fresh key) after a lost response, and how often the effect ran",
-		How: "Drops the response to a call of the mutation tool, then retries the way a naive client does: a new JSON-RPC id and no " +
-			"operation key (a fresh key when the tool requires one). Reports how many times the probe says the effect ran. " +
-			"Informational: a JSON-RPC id only correlates messages, so the server cannot know the retry is the same intent; " +
-			"the check never fails the server for it (it PASSes with the observation in its reason).",
-		Rules: idemRule(reports.Should, seedLesson,
-			"New RPC id treated as deduplication: a charge, deployment or deletion runs twice — add a durable application idempotency key. Informational: it shows the target's baseline"),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-	checkIdemLost = register(&Check{
-		ID:    "IDEM-LOST-RESPONSE",
-		Title: "after a lost response, a retry with a new id and the same key returns the same result and the effect runs once",
-		How: "The proxy drops the server's response to a keyed call of the mutation tool (the server committed and sent it). The " +
-			"client retries with a new JSON-RPC id, the same operation key and identical arguments: the result must be the one " +
-			"the lost response carried (byte for byte, from the transcript) and the probe must count one execution more than it " +
-			"did before the first call (it may count per key or every execution, and the store may hold earlier work).",
-		Rules: idemRule(reports.Must, seedSidecar,
-			"Reuse the same operation key for the same intended action: a retry finds the original claim and returns the existing ticket (T-0001) instead of creating another (T-0002)"),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-	checkIdemKeyReuse = register(&Check{
-		ID:    "IDEM-KEY-REUSE",
-		Title: "the same key with different arguments is rejected, runs nothing, and leaves the stored result unchanged",
-		How: "Calls the mutation tool with a key, then with the same key and changed arguments: the second call must be refused " +
-			"(a JSON-RPC error or an isError result), the probe must show no new execution, and a replay with the first " +
-			"arguments must still return the first result.",
-		Rules: idemRule(reports.Must, seedSidecar,
-			"If the same key is already bound to a different input the call must be rejected (OperationKeyConflict): returning an earlier result for changed input hides a contract error; store and compare an argument fingerprint"),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-	checkIdemConcurrent = register(&Check{
-		ID:    "IDEM-CONCURRENT",
-		Title: "two connections racing one key produce one execution, and both callers see the committed result",
-		How: "Opens two independent connections (stdio: two server processes; HTTP: two sessions) and first establishes that they " +
-			"share state: a keyed call committed through the first must show in the second's probe and, when declared, be found " +
-			"by its lookup. When it does not, the check FAILs if the manifest declares the ledger shared (mutation.shared: true), " +
-			"else SKIPs: look-alike answers of two separate stores prove nothing. Then it sends the same keyed call on each and holds " +
-			"both in the proxy until both have arrived (a barrier), then releases them together. The probe must count one " +
-			"execution more than before the race and both answers must carry the same result.",
-		Rules: idemRule(reports.Must, seedSidecar,
-			"The claim must be saved by one atomic database operation: two workers must never both see an empty record and both become the owner; an in-process lock is not enough when another server instance may take the retry"),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-	checkIdemRestart = register(&Check{
-		ID:    "IDEM-RESTART",
-		Title: "a server killed between its commit and its response returns the stored result after a restart, and reconciles by key",
-		How: "SIGKILLs the server when its response to a keyed call of the mutation tool reaches the proxy (the effect is " +
-			"committed, the client never gets the answer) and starts the server again. Before any retry it reconciles: the " +
-			"probe must still count the execution committed before the kill (it must not have gone back below its reading before " +
-			"the call) and the lookup role, when declared, must find the operation by its key. Then it retries with a new id and " +
-			"the same key: the stored result must come back and the probe must count no new execution. Needs restart: true " +
-			"(HTTP: a command to restart).",
-		Rules: idemRule(reports.Must, seedSidecar,
-			"Remember enough state to recover after a crash; an in-memory ledger forgets prior commits on restart (use shared durable storage); reconcile a lost response by key against the system that owns the result before any retry"),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-	checkIdemReplay = register(&Check{
-		ID:    "IDEM-REPLAY-IDENTICAL",
-		Title: "every replay of a keyed call returns the same structured content, byte for byte",
-		How:   "Calls the mutation tool with a key, then replays the call twice (new ids, same key and arguments): each replay's structuredContent must equal the first, byte for byte.",
-		Rules: idemRule(reports.Must, seedLesson,
-			"Stored mutable result returned directly: caller mutation corrupts later replays — serialize committed results and return defensive copies"),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-	checkIdemAnnotation = register(&Check{
-		ID:    "IDEM-ANNOTATION",
-		Title: "a tool annotated idempotentHint: true does not run its effect again when called twice with the same arguments",
-		How: "For every tool tools/list annotates idempotentHint: true (and not readOnlyHint: true), calls it twice with the same " +
-			"arguments (the mutation role's, with one key; otherwise arguments built from its input schema) and reads the " +
-			"probe's execution count (per key, or the total) after each call: the second call must add nothing. WARN: " +
-			"annotations are hints, and the report says when they lie.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage, Source: reports.SourceReading,
-			Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers — mcp-conform's reading: an annotation the server gives is a hint it should not contradict (WARN)."},
-			allVersions...),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"mutation"},
-	})
-)
+var checkIdemNaive = register(&Check{
+	ID:    "IDEM-NAIVE",
+	Title: "baseline: a naive retry (new id, no key or a fresh key) after a lost response, and how often the effect ran",
+	How: "Drops the response to a call of the mutation tool, then retries the way a naive client does: a new JSON-RPC id and no " +
+		"operation key (a fresh key when the tool requires one). Reports how many times the probe says the effect ran. " +
+		"Informational: a JSON-RPC id only correlates messages, so the server cannot know the retry is the same intent; " +
+		"the check never fails the server for it (it PASSes with the observation in its reason).",
+	Rules: idemRule(reports.Should, seedLesson,
+		"New RPC id treated as deduplication: a charge, deployment or deletion runs twice — add a durable application idempotency key. Informational: it shows the target's baseline"),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
+
+var checkIdemLost = register(&Check{
+	ID:    "IDEM-LOST-RESPONSE",
+	Title: "after a lost response, a retry with a new id and the same key returns the same result and the effect runs once",
+	How: "The proxy drops the server's response to a keyed call of the mutation tool (the server committed and sent it). The " +
+		"client retries with a new JSON-RPC id, the same operation key and identical arguments: the result must be the one " +
+		"the lost response carried (byte for byte, from the transcript) and the probe must count one execution more than it " +
+		"did before the first call (it may count per key or every execution, and the store may hold earlier work).",
+	Rules: idemRule(reports.Must, seedSidecar,
+		"Reuse the same operation key for the same intended action: a retry finds the original claim and returns the existing ticket (T-0001) instead of creating another (T-0002)"),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
+
+var checkIdemKeyReuse = register(&Check{
+	ID:    "IDEM-KEY-REUSE",
+	Title: "the same key with different arguments is rejected, runs nothing, and leaves the stored result unchanged",
+	How: "Calls the mutation tool with a key, then with the same key and changed arguments: the second call must be refused " +
+		"(a JSON-RPC error or an isError result), the probe must show no new execution, and a replay with the first " +
+		"arguments must still return the first result.",
+	Rules: idemRule(reports.Must, seedSidecar,
+		"If the same key is already bound to a different input the call must be rejected (OperationKeyConflict): returning an earlier result for changed input hides a contract error; store and compare an argument fingerprint"),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
+
+var checkIdemConcurrent = register(&Check{
+	ID:    "IDEM-CONCURRENT",
+	Title: "two connections racing one key produce one execution, and both callers see the committed result",
+	How: "Opens two independent connections (stdio: two server processes; HTTP: two sessions) and first establishes that they " +
+		"share state: a keyed call committed through the first must show in the second's probe and, when declared, be found " +
+		"by its lookup. When it does not, the check FAILs if the manifest declares the ledger shared (mutation.shared: true), " +
+		"else SKIPs: look-alike answers of two separate stores prove nothing. Then it sends the same keyed call on each and holds " +
+		"both in the proxy until both have arrived (a barrier), then releases them together. The probe must count one " +
+		"execution more than before the race and both answers must carry the same result.",
+	Rules: idemRule(reports.Must, seedSidecar,
+		"The claim must be saved by one atomic database operation: two workers must never both see an empty record and both become the owner; an in-process lock is not enough when another server instance may take the retry"),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
+
+var checkIdemRestart = register(&Check{
+	ID:    "IDEM-RESTART",
+	Title: "a server killed between its commit and its response returns the stored result after a restart, and reconciles by key",
+	How: "SIGKILLs the server when its response to a keyed call of the mutation tool reaches the proxy (the effect is " +
+		"committed, the client never gets the answer) and starts the server again. Before any retry it reconciles: the " +
+		"probe must still count the execution committed before the kill (it must not have gone back below its reading before " +
+		"the call) and the lookup role, when declared, must find the operation by its key. Then it retries with a new id and " +
+		"the same key: the stored result must come back and the probe must count no new execution. Needs restart: true " +
+		"(HTTP: a command to restart).",
+	Rules: idemRule(reports.Must, seedSidecar,
+		"Remember enough state to recover after a crash; an in-memory ledger forgets prior commits on restart (use shared durable storage); reconcile a lost response by key against the system that owns the result before any retry"),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
+
+var checkIdemReplay = register(&Check{
+	ID:    "IDEM-REPLAY-IDENTICAL",
+	Title: "every replay of a keyed call returns the same structured content, byte for byte",
+	How:   "Calls the mutation tool with a key, then replays the call twice (new ids, same key and arguments): each replay's structuredContent must equal the first, byte for byte.",
+	Rules: idemRule(reports.Must, seedLesson,
+		"Stored mutable result returned directly: caller mutation corrupts later replays — serialize committed results and return defensive copies"),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
+
+var checkIdemAnnotation = register(&Check{
+	ID:    "IDEM-ANNOTATION",
+	Title: "a tool annotated idempotentHint: true does not run its effect again when called twice with the same arguments",
+	How: "For every tool tools/list annotates idempotentHint: true (and not readOnlyHint: true), calls it twice with the same " +
+		"arguments (the mutation role's, with one key; otherwise arguments built from its input schema) and reads the " +
+		"probe's execution count (per key, or the total) after each call: the second call must add nothing. WARN: " +
+		"annotations are hints, and the report says when they lie.",
+	Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage, Source: reports.SourceReading,
+		Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers — mcp-conform's reading: an annotation the server gives is a hint it should not contradict (WARN)."},
+		allVersions...),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"mutation"},
+})
 
 func registerIdem() {
 	ginkgo.Describe("IDEM", ginkgo.Label("area:idem"), func() {

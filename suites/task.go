@@ -15,14 +15,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// Spec pages of the two task eras.
-const (
-	tasksLegacy = "specification/2025-11-25/basic/utilities/tasks.mdx"
-	tasksModern = "extensions/tasks/overview.mdx"
-	// tasksExtension is the 2026-07-28 tasks extension identifier.
-	tasksExtension = "io.modelcontextprotocol/tasks"
-)
-
 // Bounds of task polling: the interval a server suggests is honoured but
 // kept within these, so that a server suggesting 0 is not hammered and one
 // suggesting an hour does not stall the run.
@@ -31,100 +23,103 @@ const (
 	maxTaskPoll = time.Second
 )
 
-var (
-	checkTaskCancelTerminal = register(&Check{
-		ID:    "TASK-CANCEL-TERMINAL",
-		Title: "tasks/cancel of a working task: cancelled before the reply (2025-11-25); an empty acknowledgement, then a terminal status (2026-07-28)",
-		How: "Creates a task with the task role and cancels it at once, while its worker is mid-step. 2025-11-25: the reply " +
-			"must carry status cancelled and a tasks/get sent right after it must say cancelled. 2026-07-28: the reply must be " +
-			"an empty result (resultType complete), and tasks/get, polled at the task's pollInterval, must reach a terminal " +
-			"status (any: cancellation is cooperative) by the time an uncancelled control task started with it has finished.",
-		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response."},
-			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
-				Clause: "Handle tasks/cancel: Acknowledge cancellation requests with an empty result. Honor them when possible, but cancellation is cooperative — the task may still reach a non-cancelled terminal status. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
-		},
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"task"},
-	})
-	checkTaskTerminalFinal = register(&Check{
-		ID:    "TASK-TERMINAL-FINAL",
-		Title: "a terminal task status never changes, even when the worker notices the cancellation only at its next checkpoint",
-		How: "Creates a task and an uncancelled control task, cancels the first at once (mid-step), and polls both with " +
-			"tasks/get at their pollInterval until the control has finished and a few polls more: from the first terminal " +
-			"status tasks/get reports for either task, every later tasks/get must report the same (a cancelled task that " +
-			"turns completed because its worker finished the step is the bug).",
-		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status [...] Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
-			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
-				Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
-		},
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"task"},
-	})
-	checkTaskCancelTerminalError = register(&Check{
-		ID:    "TASK-CANCEL-TERMINAL-ERROR",
-		Title: "tasks/cancel of a finished task: -32602 (2025-11-25); acknowledged with the status unchanged (2026-07-28)",
-		How: "Creates a task, polls it to a terminal status, sends tasks/cancel for it, then tasks/get. 2025-11-25: the " +
-			"cancel must be rejected with -32602 (Invalid params); both eras: the task's status must be unchanged afterwards.",
-		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params)."},
-			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
-				Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change (a tasks/cancel of a finished task is acknowledged, or rejected, and changes nothing). (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
-		},
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"task"},
-	})
-	checkTaskSurvivesDisconnect = register(&Check{
-		ID:    "TASK-SURVIVES-DISCONNECT",
-		Title: "a task outlives the HTTP connection that created it: polled from a new connection, it runs to completion",
-		How: "Creates a task over Streamable HTTP, closes every stream and connection of that client, then polls tasks/get " +
-			"from a new client (2025-11-25: the same session) until the task is terminal: every poll must find it and it " +
-			"must end completed, not cancelled nor deleted.",
-		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Should, Spec: tasksLegacy, Also: []string{"specification/2025-11-25/basic/transports.mdx"},
-				Clause: "Tasks are durable state machines [...] [transports.mdx] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
-			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
-				Clause: "Crash resilience. A task ID is a durable handle. If the client disconnects or restarts, it can resume polling with the same ID. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
-		},
-		Transports: []string{"http"},
-		Roles:      []string{"task"},
-	})
-	checkTaskTTLReported = register(&Check{
-		ID:    "TASK-TTL-REPORTED",
-		Title: "CreateTaskResult and tasks/get report the task's ttl (and timestamps); the harness polls at the reported pollInterval",
-		How: "Creates a task and polls it to a terminal status at its pollInterval: the CreateTaskResult and every tasks/get " +
-			"must carry the actual ttl (2025-11-25: ttl, 2026-07-28: ttlMs; a number, or null for unlimited), createdAt and " +
-			"lastUpdatedAt; pollInterval is reported in the PASS reason when given.",
-		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
-				Clause: "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated. [...] Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses."},
-			"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
-				Clause: "Return CreateTaskResult: When a request will be long-running, respond with resultType: \"task\" and a Task object containing a unique taskId, initial status, ttlMs, and pollIntervalMs. (Task: ttlMs: number | null; createdAt; lastUpdatedAt. The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
-		},
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"task"},
-	})
-	checkTaskProgressStops = register(&Check{
-		ID:    "TASK-PROGRESS-STOPS",
-		Title: "a task's progress notifications stop at its terminal status",
-		How: "Creates a task and an uncancelled control task, each with a progress token; once the first task " +
-			"has reported progress it is cancelled, and both are polled to a terminal status and a few polls more: no " +
-			"notifications/progress with a task's token may follow the tasks/get answer that first reported it terminal. " +
-			"A task that sends no progress before it is terminal makes the check SKIP (progress is optional). Over Streamable HTTP the " +
-			"task's progress can only come on the standalone GET stream once the CreateTaskResult has ended the POST stream: it is held " +
-			"open during the check and read with every other stream.",
-		Rules: map[string]Rule{
-			"2025-11-25": {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
-				Clause: "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)."},
-		},
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"task"},
-	})
-)
+var checkTaskCancelTerminal = register(&Check{
+	ID:    "TASK-CANCEL-TERMINAL",
+	Title: "tasks/cancel of a working task: cancelled before the reply (2025-11-25); an empty acknowledgement, then a terminal status (2026-07-28)",
+	How: "Creates a task with the task role and cancels it at once, while its worker is mid-step. 2025-11-25: the reply " +
+		"must carry status cancelled and a tasks/get sent right after it must say cancelled. 2026-07-28: the reply must be " +
+		"an empty result (resultType complete), and tasks/get, polled at the task's pollInterval, must reach a terminal " +
+		"status (any: cancellation is cooperative) by the time an uncancelled control task started with it has finished.",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response."},
+		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+			Clause: "Handle tasks/cancel: Acknowledge cancellation requests with an empty result. Honor them when possible, but cancellation is cooperative — the task may still reach a non-cancelled terminal status. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+})
+
+var checkTaskTerminalFinal = register(&Check{
+	ID:    "TASK-TERMINAL-FINAL",
+	Title: "a terminal task status never changes, even when the worker notices the cancellation only at its next checkpoint",
+	How: "Creates a task and an uncancelled control task, cancels the first at once (mid-step), and polls both with " +
+		"tasks/get at their pollInterval until the control has finished and a few polls more: from the first terminal " +
+		"status tasks/get reports for either task, every later tasks/get must report the same (a cancelled task that " +
+		"turns completed because its worker finished the step is the bug).",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status [...] Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
+		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+})
+
+var checkTaskCancelTerminalError = register(&Check{
+	ID:    "TASK-CANCEL-TERMINAL-ERROR",
+	Title: "tasks/cancel of a finished task: -32602 (2025-11-25); acknowledged with the status unchanged (2026-07-28)",
+	How: "Creates a task, polls it to a terminal status, sends tasks/cancel for it, then tasks/get. 2025-11-25: the " +
+		"cancel must be rejected with -32602 (Invalid params); both eras: the task's status must be unchanged afterwards.",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params)."},
+		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change (a tasks/cancel of a finished task is acknowledged, or rejected, and changes nothing). (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+})
+
+var checkTaskSurvivesDisconnect = register(&Check{
+	ID:    "TASK-SURVIVES-DISCONNECT",
+	Title: "a task outlives the HTTP connection that created it: polled from a new connection, it runs to completion",
+	How: "Creates a task over Streamable HTTP, closes every stream and connection of that client, then polls tasks/get " +
+		"from a new client (2025-11-25: the same session) until the task is terminal: every poll must find it and it " +
+		"must end completed, not cancelled nor deleted.",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Should, Spec: tasksLegacy, Also: []string{"specification/2025-11-25/basic/transports.mdx"},
+			Clause: "Tasks are durable state machines [...] [transports.mdx] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+			Clause: "Crash resilience. A task ID is a durable handle. If the client disconnects or restarts, it can resume polling with the same ID. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
+	},
+	Transports: []string{"http"},
+	Roles:      []string{"task"},
+})
+
+var checkTaskTTLReported = register(&Check{
+	ID:    "TASK-TTL-REPORTED",
+	Title: "CreateTaskResult and tasks/get report the task's ttl (and timestamps); the harness polls at the reported pollInterval",
+	How: "Creates a task and polls it to a terminal status at its pollInterval: the CreateTaskResult and every tasks/get " +
+		"must carry the actual ttl (2025-11-25: ttl, 2026-07-28: ttlMs; a number, or null for unlimited), createdAt and " +
+		"lastUpdatedAt; pollInterval is reported in the PASS reason when given.",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated. [...] Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses."},
+		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+			Clause: "Return CreateTaskResult: When a request will be long-running, respond with resultType: \"task\" and a Task object containing a unique taskId, initial status, ttlMs, and pollIntervalMs. (Task: ttlMs: number | null; createdAt; lastUpdatedAt. The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+})
+
+var checkTaskProgressStops = register(&Check{
+	ID:    "TASK-PROGRESS-STOPS",
+	Title: "a task's progress notifications stop at its terminal status",
+	How: "Creates a task and an uncancelled control task, each with a progress token; once the first task " +
+		"has reported progress it is cancelled, and both are polled to a terminal status and a few polls more: no " +
+		"notifications/progress with a task's token may follow the tasks/get answer that first reported it terminal. " +
+		"A task that sends no progress before it is terminal makes the check SKIP (progress is optional). Over Streamable HTTP the " +
+		"task's progress can only come on the standalone GET stream once the CreateTaskResult has ended the POST stream: it is held " +
+		"open during the check and read with every other stream.",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
+			Clause: "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)."},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+})
 
 func registerTask() {
 	ginkgo.Describe("TASK", ginkgo.Label("area:task"), func() {

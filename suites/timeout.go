@@ -15,8 +15,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/sse"
 )
 
-const lifecycleLegacy = "specification/VERSION/basic/lifecycle.mdx"
-
 // timeoutIdle is the reliable client's idle timeout in the TIMEOUT checks:
 // short against the slow role (the reference's runs 480 ms) so that the
 // server is still working when the cancellation reaches it.

@@ -2,17 +2,11 @@ package suites
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
-	"github.com/mcp-conform/mcp-conform/fixtures"
 )
 
 // JSON-RPC over WebSocket (manifest transport "websocket", url ws://…) is
@@ -98,115 +92,6 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 	return c, false, nil
 }
 
-// startTargetProcess starts the target's command, when it has one, on a
-// free loopback port ({port} in command, env and url) and waits until it
-// listens; it returns the process (nil without a command) and the endpoint
-// URL. A target without a command must already listen.
-func startTargetProcess(ctx context.Context, cfg *Config, target *Manifest, tr *faultproxy.Transcript) (*faultproxy.Process, string, error) {
-	if len(target.Command) == 0 {
-		return nil, target.URL, waitListening(ctx, target.URL, nil)
-	}
-	// A port picked free can be taken by another process before the server
-	// binds it (a busy machine): a server that exits saying so is started
-	// again on a new port, a few times.
-	usesPort := strings.Contains(strings.Join(target.Command, " ")+" "+fmt.Sprint(target.Env), "{port}")
-	for attempt := 1; ; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, "", fmt.Errorf("pick a port: %w", err)
-		}
-		sub := func(s string) string { return strings.ReplaceAll(s, "{port}", port) }
-		m := *target
-		m.Command = nil
-		for _, a := range target.Command {
-			m.Command = append(m.Command, sub(a))
-		}
-		m.Env = map[string]string{}
-		for k, v := range target.Env {
-			m.Env[k] = sub(v)
-		}
-		endpoint := sub(target.URL)
-		argv, env, err := resolveCommand(&m)
-		if err != nil {
-			return nil, "", err
-		}
-		po := faultproxy.ProcessOptions{Command: argv, Env: env, Dir: target.Dir, Transcript: tr}
-		if cfg.Verbose {
-			po.Tee = os.Stderr
-		}
-		proc, err := faultproxy.StartProcess(po)
-		if err != nil {
-			return nil, "", err
-		}
-		err = waitListening(ctx, endpoint, proc)
-		if err == nil {
-			return proc, endpoint, nil
-		}
-		proc.Close(time.Second)
-		if attempt < maxPortAttempts && usesPort && portTaken(tr, proc) {
-			tr.Note("port %s was taken before the server could bind it; starting it again on another port", port)
-			continue
-		}
-		return nil, "", err
-	}
-}
-
-// ReferenceWSManifest is the built-in WebSocket target: the reference
-// server (or a mutant) on a free loopback port, started by this
-// executable, one session per connection.
-func ReferenceWSManifest(mutant string) *Manifest {
-	return &Manifest{
-		Name:      "mcp-conform-reference",
-		Transport: "websocket",
-		Command:   []string{"mcp-conform", "fixture", "--ws", "127.0.0.1:{port}"},
-		URL:       "ws://127.0.0.1:{port}/mcp",
-		Restart:   true,
-		Roles: map[string]Role{
-			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
-		},
-		Env: map[string]string{
-			fixtureEnv:   fixtureValue(mutant),
-			fixtureWSEnv: "127.0.0.1:{port}",
-		},
-	}
-}
-
-// fixtureWSEnv, set with fixtureEnv, serves WebSocket on its value (an
-// address) instead of stdio.
-const fixtureWSEnv = "MCP_CONFORM_FIXTURE_WS"
-
-// ServeFixtureWS serves the reference server (or a mutant) over WebSocket
-// at addr until SIGINT/SIGTERM, printing the endpoint URL on stdout once
-// listening, and returns the process exit code (3 when a crash mutant
-// crashed).
-func ServeFixtureWS(mutant, addr string) int {
-	return serveFixtureWS(mutant, addr)
-}
-
-func serveFixtureWS(mutant, addr string) int {
-	if mutant != "" && !fixtures.ValidMutant(mutant) {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	vs, err := fixtureVariants()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 2
-	}
-	err = fixtures.ServeWebSocket(ctx, addr, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Variants: vs}, func(url string) { fmt.Println(url) })
-	switch {
-	case errors.Is(err, fixtures.ErrCrash):
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 3
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
 // exitHint says how the server ended, when it has: the stdio child, or
 // the process a WebSocket manifest started.
 func (c *Conn) exitHint() string {
@@ -252,16 +137,4 @@ func (c *Conn) waitPassed(ctx context.Context, m faultproxy.Match) error {
 		return c.WS.WaitPassed(ctx, m)
 	}
 	return c.Link.WaitPassed(ctx, m)
-}
-
-// exitsWithin reports whether p exits within d.
-func exitsWithin(p *faultproxy.Process, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-p.Exited():
-		return true
-	case <-t.C:
-		return false
-	}
 }

@@ -16,55 +16,55 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-var (
-	checkReissue = register(&Check{
-		ID:    "RECONNECT-REISSUE",
-		Title: "after a cut stream, a re-issued request with a new id succeeds and the tool list is unchanged",
-		How: "Calls the slow role with the proxy set to cut its response stream right after the first progress, then re-issues " +
-			"the call with a new id and token (as a client must) and expects a result; tools/list before and after must name " +
-			"the same tools. No sentence binds the server here: the check is mcp-conform's reading (WARN at most).",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
-				Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server serves the re-issued request (the cut one is not a lock on the tool) and lists the same tools."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx", Source: reports.SourceReading,
-				Clause: "\"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID\" — so, in mcp-conform's reading, the server serves the re-issued request and lists the same tools."}},
-		),
-		Transports: []string{"http"},
-		Roles:      []string{"slow"},
-	})
-	checkResume = register(&Check{
-		ID:    "RECONNECT-RESUME",
-		Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
-		How: "In a 2025 session, runs two slow calls at once, disconnects the first after its first progress, and resumes it " +
-			"with GET + Last-Event-ID. Every replayed message must belong to the first call, none may repeat an event " +
-			"already received (FAIL). The second call is the uninterrupted control of the same role: when it succeeded and the " +
-			"resumed call ended in an error, the disconnect was taken for a cancellation (SHOULD NOT: WARN), whatever a probe " +
-			"says. A server that sends no event ids does not support resumption: SKIP.",
-		Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
-			Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point. The server MUST NOT replay messages that would have been delivered on a different stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+var checkReissue = register(&Check{
+	ID:    "RECONNECT-REISSUE",
+	Title: "after a cut stream, a re-issued request with a new id succeeds and the tool list is unchanged",
+	How: "Calls the slow role with the proxy set to cut its response stream right after the first progress, then re-issues " +
+		"the call with a new id and token (as a client must) and expects a result; tools/list before and after must name " +
+		"the same tools. No sentence binds the server here: the check is mcp-conform's reading (WARN at most).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
+			Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server serves the re-issued request (the cut one is not a lock on the tool) and lists the same tools."},
 			legacyVersions...),
-		Transports: []string{"http"},
-		Roles:      []string{"slow"},
-	})
-	checkResumeLive = register(&Check{
-		ID:    "RECONNECT-RESUME-LIVE",
-		Title: "a resumed stream goes on with live events and ends after the final response",
-		How: "As RECONNECT-RESUME; the resumed stream must then carry the first call's later progress and its response, and end. " +
-			"A resumed call that ended in an error while the uninterrupted control call of the same role succeeded means the " +
-			"disconnect was taken for a cancellation (SHOULD NOT): WARN.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
-				"2025-11-25"),
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "The SSE stream SHOULD eventually include JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
-				"2025-06-18"),
-		),
-		Transports: []string{"http"},
-		Roles:      []string{"slow"},
-	})
-)
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx", Source: reports.SourceReading,
+			Clause: "\"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID\" — so, in mcp-conform's reading, the server serves the re-issued request and lists the same tools."}},
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
+
+var checkResume = register(&Check{
+	ID:    "RECONNECT-RESUME",
+	Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
+	How: "In a 2025 session, runs two slow calls at once, disconnects the first after its first progress, and resumes it " +
+		"with GET + Last-Event-ID. Every replayed message must belong to the first call, none may repeat an event " +
+		"already received (FAIL). The second call is the uninterrupted control of the same role: when it succeeded and the " +
+		"resumed call ended in an error, the disconnect was taken for a cancellation (SHOULD NOT: WARN), whatever a probe " +
+		"says. A server that sends no event ids does not support resumption: SKIP.",
+	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
+		Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point. The server MUST NOT replay messages that would have been delivered on a different stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+		legacyVersions...),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
+
+var checkResumeLive = register(&Check{
+	ID:    "RECONNECT-RESUME-LIVE",
+	Title: "a resumed stream goes on with live events and ends after the final response",
+	How: "As RECONNECT-RESUME; the resumed stream must then carry the first call's later progress and its response, and end. " +
+		"A resumed call that ended in an error while the uninterrupted control call of the same role succeeded means the " +
+		"disconnect was taken for a cancellation (SHOULD NOT): WARN.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+			Clause: "The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+			"2025-11-25"),
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+			Clause: "The SSE stream SHOULD eventually include JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+			"2025-06-18"),
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
 
 func registerHTTPReconnect() {
 	ginkgo.Describe("RECONNECT", ginkgo.Label("area:reconnect"), func() {
