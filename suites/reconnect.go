@@ -37,7 +37,7 @@ var checkResume = register(&Check{
 	ID:    "RECONNECT-RESUME",
 	Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
 	How: "In a 2025 session, runs two slow calls at once, disconnects the first after its first progress, and resumes it " +
-		"with GET + Last-Event-ID. Every replayed message must belong to the first call, none may repeat an event " +
+		"with GET + Last-Event-ID after the retry interval the stream gave (else 200 ms; a 409 is retried). Every replayed message must belong to the first call, none may repeat an event " +
 		"already received (FAIL). The second call is the uninterrupted control of the same role: when it succeeded and the " +
 		"resumed call ended in an error, the disconnect was taken for a cancellation (SHOULD NOT: WARN), whatever a probe " +
 		"says. A server that sends no event ids does not support resumption: SKIP.",
@@ -51,7 +51,7 @@ var checkResume = register(&Check{
 var checkResumeLive = register(&Check{
 	ID:    "RECONNECT-RESUME-LIVE",
 	Title: "a resumed stream goes on with live events and ends after the final response",
-	How: "As RECONNECT-RESUME; the resumed stream must then carry the first call's later progress and its response, and end. " +
+	How: "As RECONNECT-RESUME (resuming as a client does: after the stream's retry interval or a 200 ms backoff, again on HTTP 409); the resumed stream must then carry the first call's later progress and its response, and end. " +
 		"A resumed call that ended in an error while the uninterrupted control call of the same role succeeded means the " +
 		"disconnect was taken for a cancellation (SHOULD NOT): WARN.",
 	Rules: merge(
@@ -89,10 +89,14 @@ func resume(h *H, live bool) {
 	c.firstProgress(b, tokB)
 	seen := map[string]bool{}
 	last := ""
+	wait := reissueBackoff
 	for _, e := range a.StreamEvents() {
 		if e.HasID {
 			seen[e.ID] = true
 			last = e.ID
+		}
+		if e.HasRetry {
+			wait = time.Duration(e.Retry) * time.Millisecond
 		}
 	}
 	if last == "" {
@@ -101,10 +105,7 @@ func resume(h *H, live bool) {
 	a.Close()
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
 	defer cancel()
-	g, err := c.W.OpenGET(ctx, last)
-	if err != nil {
-		h.Failf("GET with Last-Event-ID %q failed: %v", last, err)
-	}
+	g := resumeGET(ctx, h, c, last, wait)
 	if g.Status() == http.StatusMethodNotAllowed || g.Status() == http.StatusNotFound {
 		h.Skip(fmt.Sprintf("the server answered the resumption with HTTP %d: it does not replay (allowed)", g.Status()))
 	}
@@ -154,6 +155,37 @@ func resume(h *H, live bool) {
 	}
 }
 
+// resumeGET reconnects as a client does after its stream was cut: it
+// waits the retry interval the server gave on the stream ("The client MUST
+// respect the retry field", 2025-11-25) or, without one, the first step of
+// a client's backoff, then sends GET + Last-Event-ID. A 409 Conflict (the
+// server has not yet seen the old stream close: go-sdk's "stream ID
+// conflicts with ongoing stream") is retried with doubled waits, three
+// times at most: resuming within a millisecond of the close judged how fast
+// a server notices a dead connection, which no sentence binds.
+func resumeGET(ctx context.Context, h *H, c *HConn, last string, wait time.Duration) *clients.HTTPCall {
+	if wait > maxResumeWait {
+		wait = maxResumeWait
+	}
+	for attempt := 0; ; attempt++ {
+		h.sleep(wait)
+		g, err := c.W.OpenGET(ctx, last)
+		if err != nil {
+			h.Failf("GET with Last-Event-ID %q failed: %v", last, err)
+		}
+		if g.Status() != http.StatusConflict || attempt == 2 {
+			return g
+		}
+		c.Proxy.Transcript().Note("GET with Last-Event-ID %q: HTTP 409 (the server has not yet seen the old stream close); again in %s", last, 2*wait)
+		g.Close()
+		wait *= 2
+	}
+}
+
+// maxResumeWait caps the wait before a resumption, whatever retry field
+// the server sent, so that a run stays short.
+const maxResumeWait = 2 * time.Second
+
 // callSucceeded reports whether raw is a tools/call result that is not a
 // tool error (isError).
 func callSucceeded(raw []byte) bool {
@@ -178,7 +210,21 @@ func describeEvents(evs []clients.StreamEvent) string {
 		if i == 8 {
 			return s + "…"
 		}
-		s += fmt.Sprintf("id=%q data=%.80s", e.ID, e.Data)
+		// The event is named, not quoted clipped: the transcript holds
+		// the whole message.
+		what := "no data"
+		if e.HasData && e.Data != "" {
+			env := jsonrpc.Parse([]byte(e.Data))
+			switch {
+			case env.Method != "":
+				what = env.Method
+			case env.Kind.IsReply():
+				what = "the answer to " + env.ID.String()
+			default:
+				what = "not JSON-RPC"
+			}
+		}
+		s += fmt.Sprintf("id=%q %s", e.ID, what)
 	}
 	return s
 }
