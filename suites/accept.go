@@ -37,7 +37,7 @@ func AcceptsVersions(ctx context.Context, cfg *Config, target *Manifest, version
 				negotiate(i, func(t *Manifest) error {
 					c, err := startConn(ctx, cfg, t, nil, clients.Session{}, nil)
 					if err == nil {
-						c.close()
+						c.Close()
 					}
 					return err
 				})

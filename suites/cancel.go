@@ -158,7 +158,7 @@ var checkHTTPDisconnect = register(&Check{
 // cancelPatternShould is the 2026-07-28 cancellation pattern's rule for a
 // server that received notifications/cancelled, on a transport the stdio
 // page does not bind (a custom transport such as WebSocket): SHOULD.
-var cancelPatternShould = Rule{Level: reports.Should, Spec: cancelModern, Also: []string{customTransports},
+var cancelPatternShould = Rule{Level: reports.Should, Spec: cancelModern, Also: []string{CustomTransports},
 	Clause: "Servers receiving cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports/index.mdx: a custom transport MUST preserve the JSON-RPC message format, the message patterns, and the per-request metadata model; the stdio page's MUST NOT binds stdio only]"}
 
 // registerCancel declares the CANCEL specs.
@@ -196,11 +196,11 @@ func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID,
 			(m.Env.Kind.IsReply() && m.Env.ID == id)
 	})
 	if !ok {
-		h.failServer("request %s got neither progress nor a response %s", id, c.silence(h.cfg.CallTimeout))
+		h.FailServer("request %s got neither progress nor a response %s", id, c.silence(h.cfg.CallTimeout))
 	}
 	if first.Env.Method == "notifications/progress" {
 		mark := c.length()
-		c.notify(cancelNotification(id, "mcp-conform: cancelled in flight"))
+		c.notify(CancelNotification(id, "mcp-conform: cancelled in flight"))
 		return id, mark, true
 	}
 	h.Notef("request %s completed with no progress for its token; cancelling a second call as soon as the server has read it", id)
@@ -211,12 +211,12 @@ func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID,
 	if early := repliesSince(c, 0, id); len(early) > 0 {
 		h.Errorf("the slow role completed before a ping round trip; give it more steps or a longer duration (response: %s)", early[0].Raw)
 	}
-	c.notify(cancelNotification(id, "mcp-conform: cancelled in flight"))
+	c.notify(CancelNotification(id, "mcp-conform: cancelled in flight"))
 	return id, mark, false
 }
 
 func cancelSuppress(h *H) {
-	c := h.connectMsg()
+	c := h.ConnectMsg()
 	id, mark, _ := cancelInFlight(h, c, "cancel-suppress", jsonrpc.StringID("cancel-suppress-token"))
 	// A control call started after the cancellation ends after the
 	// cancelled one would have: its response bounds the wait, no sleep.
@@ -230,7 +230,7 @@ func cancelSuppress(h *H) {
 
 func cancelCompletionWins(h *H) {
 	id := jsonrpc.StringID("completion-wins-1")
-	c := h.connectMsg(faultproxy.Rule{
+	c := h.ConnectMsg(faultproxy.Rule{
 		Name:  "hold-cancel-until-response",
 		Match: faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled", CancelledID: id},
 		Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: id}, Max: h.cfg.CallTimeout},
@@ -238,19 +238,19 @@ func cancelCompletionWins(h *H) {
 	p := c.startRole("slow", id, jsonrpc.StringID("completion-wins-token"))
 	// Over HTTP the held notification's POST returns only when the hold
 	// ends: it is sent on its own goroutine.
-	sent := c.notifyAsync(cancelNotification(id, "mcp-conform: late cancellation"))
+	sent := c.notifyAsync(CancelNotification(id, "mcp-conform: late cancellation"))
 	resp := c.await(p, "the call whose cancellation was held back")
 	if !resp.Env.Kind.IsReply() {
 		h.Errorf("unexpected reply %s", resp.Raw)
 	}
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	err := c.waitPassed(ctx, faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled"})
 	cancel()
 	if err != nil {
 		h.Errorf("the held cancellation was never released: %v", err)
 	}
 	if why := <-sent; why != "" {
-		h.failServer("the late cancellation: %s", why)
+		h.FailServer("the late cancellation: %s", why)
 	}
 	mark := resp.Seq + 1
 	ping := c.ping("after the late cancellation")
@@ -270,7 +270,7 @@ var malformedCancellations = []string{
 // to one of them breaks the MUST NOT (FAIL); an in-flight call they
 // disturbed breaks only the SHOULD (WARN).
 func cancelIgnored(h *H, malformed []string) {
-	c := h.connectMsg()
+	c := h.ConnectMsg()
 	id := jsonrpc.StringID("cancel-ignored-1")
 	token := jsonrpc.StringID("cancel-ignored-token")
 	p := c.startRole("slow", id, token)
@@ -315,7 +315,7 @@ func assertNoStrayReplies(h *H, c msgConn, from int, ping jsonrpc.ID, what strin
 }
 
 func noServerCancel(h *H) {
-	c := h.connectMsg()
+	c := h.ConnectMsg()
 	id := jsonrpc.StringID("no-server-cancel-1")
 	p := c.startRole("slow", id, jsonrpc.StringID("no-server-cancel-token"))
 	c.await(p, "the slow call")
@@ -332,14 +332,14 @@ func noServerCancel(h *H) {
 }
 
 func httpCloseCancels(h *H) {
-	tool, tagArg := h.probeRole()
+	tool, tagArg := h.ProbeRole()
 	c := h.ConnectHTTP()
 	tag := unique("close")
 	id, token := jsonrpc.StringID("http-close-1"), jsonrpc.StringID("http-close-token")
 	call := c.StartRole("slow", id, token, map[string]any{tagArg: tag})
-	c.firstProgress(call, token)
+	c.FirstProgress(call, token)
 	mark := c.W.Len()
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	how, err := c.W.Cancel(ctx, call, "mcp-conform: close the stream")
 	cancel()
 	if err != nil || how != "stream-close" {
@@ -369,8 +369,8 @@ func httpNotificationCancels(h *H) {
 	c := h.ConnectHTTP()
 	id, token := jsonrpc.StringID("http-notify-1"), jsonrpc.StringID("http-notify-token")
 	call := c.StartRole("slow", id, token, nil)
-	c.firstProgress(call, token)
-	ctx, cancel := h.op()
+	c.FirstProgress(call, token)
+	ctx, cancel := h.Op()
 	how, err := c.W.Cancel(ctx, call, "mcp-conform: cancel by notification")
 	cancel()
 	if err != nil || how != "notification" {
@@ -397,7 +397,7 @@ func httpDisconnectIsNotCancel(h *H) {
 	}
 	id, token := jsonrpc.StringID("http-disconnect-1"), jsonrpc.StringID("http-disconnect-token")
 	call := c.StartRole("slow", id, token, extra)
-	c.firstProgress(call, token)
+	c.FirstProgress(call, token)
 	last := call.LastEventID()
 	call.Close()
 	ctrl := c.StartRole("slow", jsonrpc.StringID("http-disconnect-control"), nil, nil)
@@ -408,7 +408,7 @@ func httpDisconnectIsNotCancel(h *H) {
 		// milliseconds: wait (bounded) until the probe says it ended.
 		after := c.Probe(tool, tag)
 		for deadline := time.Now().Add(h.cfg.OpTimeout); !after.Finished && !after.Cancelled && time.Now().Before(deadline); {
-			h.sleep(20 * time.Millisecond)
+			h.Sleep(20 * time.Millisecond)
 			after = c.Probe(tool, tag)
 		}
 		if !after.Finished {
@@ -432,12 +432,12 @@ func httpDisconnectIsNotCancel(h *H) {
 	if g.Status() != http.StatusOK || !g.IsSSE() {
 		h.Skip(fmt.Sprintf("no probe, and the server answered the resumption with HTTP %d: whether the work went on is not observable", g.Status()))
 	}
-	e, ok := c.WaitEvent(g, h.cfg.OpTimeout, isReplyTo(id))
+	e, ok := c.WaitEvent(g, h.cfg.OpTimeout, IsReplyTo(id))
 	if !ok {
 		h.Skip(fmt.Sprintf("no probe, and the resumed stream carried no response for the disconnected call within %s: whether the work went on is not observable", h.cfg.OpTimeout))
 	}
 	if callSucceeded(control.Raw) && !callSucceeded([]byte(e.Data)) {
-		h.Failf("the work stopped when the client disconnected, as if cancelled: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip([]byte(e.Data)), clip(control.Raw))
+		h.Failf("the work stopped when the client disconnected, as if cancelled: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", Clip([]byte(e.Data)), Clip(control.Raw))
 	}
-	h.Notef("without a probe: the resumed call's outcome %s matches the control call's", clip([]byte(e.Data)))
+	h.Notef("without a probe: the resumed call's outcome %s matches the control call's", Clip([]byte(e.Data)))
 }

@@ -37,8 +37,8 @@ func stdioEndpoint(c *Conn) *endpoint {
 		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
 			return c.W.Start(ctx, id, method, params)
 		},
-		newID: c.W.NewID, tr: c.proxyTranscript(),
-		exitHint: c.exitHint, exited: c.exited(),
+		newID: c.W.NewID, tr: c.Transcript(),
+		exitHint: c.ExitHint, exited: c.Exited(),
 	}
 }
 
@@ -49,7 +49,7 @@ func httpEndpoint(life context.Context, c *HConn, w *clients.HTTPWire) *endpoint
 		start: func(_ context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
 			return w.Start(life, id, method, params)
 		},
-		newID: w.NewID, tr: c.Proxy.Transcript(), exitHint: c.exitHint,
+		newID: w.NewID, tr: c.Proxy.Transcript(), exitHint: c.ExitHint,
 	}
 	if c.Proc != nil {
 		e.exited = c.Proc.Exited()
@@ -57,25 +57,25 @@ func httpEndpoint(life context.Context, c *HConn, w *clients.HTTPWire) *endpoint
 	return e
 }
 
-// toolOutcome is the answer to one tools/call.
-type toolOutcome struct {
-	msg clients.Message
-	// rpcError is a JSON-RPC error response; isError a tool error result.
-	rpcError, isError bool
-	// structured is structuredContent exactly as it was on the wire, or,
+// ToolOutcome is the answer to one tools/call.
+type ToolOutcome struct {
+	Msg clients.Message
+	// RPCError is a JSON-RPC error response; IsError a tool error result.
+	RPCError, IsError bool
+	// Structured is structuredContent exactly as it was on the wire, or,
 	// without it, the text content when that is JSON.
-	structured json.RawMessage
-	// content is the text of the result's text content items.
-	content string
+	Structured json.RawMessage
+	// Content is the text of the result's text Content items.
+	Content string
 }
 
-// failed reports whether the call was refused (either kind of error).
-func (o toolOutcome) failed() bool { return o.rpcError || o.isError }
+// Failed reports whether the call was refused (either kind of error).
+func (o ToolOutcome) Failed() bool { return o.RPCError || o.IsError }
 
-func parseOutcome(m clients.Message) toolOutcome {
-	o := toolOutcome{msg: m}
+func parseOutcome(m clients.Message) ToolOutcome {
+	o := ToolOutcome{Msg: m}
 	if m.Env.Kind != jsonrpc.Response {
-		o.rpcError = true
+		o.RPCError = true
 		return o
 	}
 	var env struct {
@@ -88,20 +88,20 @@ func parseOutcome(m clients.Message) toolOutcome {
 		} `json:"result"`
 	}
 	if json.Unmarshal(m.Raw, &env) != nil {
-		o.rpcError = true
+		o.RPCError = true
 		return o
 	}
-	o.isError = env.Result.IsError
+	o.IsError = env.Result.IsError
 	var texts []string
 	for _, c := range env.Result.Content {
 		if c.Type == "text" {
 			texts = append(texts, c.Text)
 		}
 	}
-	o.content = strings.Join(texts, "\n")
-	o.structured = env.Result.Structured
-	if len(o.structured) == 0 && json.Valid([]byte(o.content)) && strings.HasPrefix(strings.TrimSpace(o.content), "{") {
-		o.structured = json.RawMessage(o.content)
+	o.Content = strings.Join(texts, "\n")
+	o.Structured = env.Result.Structured
+	if len(o.Structured) == 0 && json.Valid([]byte(o.Content)) && strings.HasPrefix(strings.TrimSpace(o.Content), "{") {
+		o.Structured = json.RawMessage(o.Content)
 	}
 	return o
 }
@@ -110,10 +110,10 @@ func parseOutcome(m clients.Message) toolOutcome {
 var errNoAnswer = errors.New("no answer")
 
 // callTool sends tools/call with an explicit id and waits up to d.
-func (e *endpoint) callTool(ctx context.Context, d time.Duration, id jsonrpc.ID, tool string, args map[string]any) (toolOutcome, error) {
+func (e *endpoint) callTool(ctx context.Context, d time.Duration, id jsonrpc.ID, tool string, args map[string]any) (ToolOutcome, error) {
 	w, err := e.startTool(ctx, id, tool, args)
 	if err != nil {
-		return toolOutcome{}, err
+		return ToolOutcome{}, err
 	}
 	return e.await(ctx, d, w)
 }
@@ -126,12 +126,12 @@ func (e *endpoint) startTool(ctx context.Context, id jsonrpc.ID, tool string, ar
 	return w, nil
 }
 
-func (e *endpoint) await(ctx context.Context, d time.Duration, w waiter) (toolOutcome, error) {
+func (e *endpoint) await(ctx context.Context, d time.Duration, w waiter) (ToolOutcome, error) {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	m, err := w.Wait(wctx)
 	if err != nil {
-		return toolOutcome{}, fmt.Errorf("%w for id %s: %v%s", errNoAnswer, w.ID(), err, e.exitHint())
+		return ToolOutcome{}, fmt.Errorf("%w for id %s: %v%s", errNoAnswer, w.ID(), err, e.exitHint())
 	}
 	return parseOutcome(m), nil
 }
@@ -163,7 +163,7 @@ func (e *endpoint) listTools(ctx context.Context, d time.Duration) ([]map[string
 			} `json:"result"`
 		}
 		if m.Env.Kind != jsonrpc.Response || json.Unmarshal(m.Raw, &res) != nil {
-			return nil, fmt.Errorf("tools/list answered %s", clip(m.Raw))
+			return nil, fmt.Errorf("tools/list answered %s", Clip(m.Raw))
 		}
 		out = append(out, res.Result.Tools...)
 		if cursor = res.Result.NextCursor; cursor == "" {
@@ -173,8 +173,8 @@ func (e *endpoint) listTools(ctx context.Context, d time.Duration) ([]map[string
 	return out, nil
 }
 
-// findTool returns the tool named name.
-func findTool(tools []map[string]any, name string) (map[string]any, bool) {
+// FindTool returns the tool named name.
+func FindTool(tools []map[string]any, name string) (map[string]any, bool) {
 	i := slices.IndexFunc(tools, func(t map[string]any) bool { return t["name"] == name })
 	if i < 0 {
 		return nil, false
@@ -182,7 +182,7 @@ func findTool(tools []map[string]any, name string) (map[string]any, bool) {
 	return tools[i], true
 }
 
-func toolNames(tools []map[string]any) []string {
+func ToolNames(tools []map[string]any) []string {
 	var out []string
 	for _, t := range tools {
 		if n, ok := t["name"].(string); ok {
@@ -192,15 +192,15 @@ func toolNames(tools []map[string]any) []string {
 	return out
 }
 
-// schemaProps returns the property names of a tool's inputSchema.
-func schemaProps(tool map[string]any) map[string]any {
+// SchemaProps returns the property names of a tool's inputSchema.
+func SchemaProps(tool map[string]any) map[string]any {
 	s, _ := tool["inputSchema"].(map[string]any)
 	p, _ := s["properties"].(map[string]any)
 	return p
 }
 
-// annotation reads a boolean annotation and whether it was given.
-func annotation(tool map[string]any, name string) (bool, bool) {
+// Annotation reads a boolean Annotation and whether it was given.
+func Annotation(tool map[string]any, name string) (bool, bool) {
 	a, _ := tool["annotations"].(map[string]any)
 	v, ok := a[name].(bool)
 	return v, ok
@@ -214,21 +214,21 @@ func newKey(purpose string) string {
 	return "mcpc-" + purpose + "-" + hex.EncodeToString(b)
 }
 
-// probeSpec is the mutation role's probe: a tool, and the field of its
+// ProbeSpec is the mutation role's probe: a tool, and the field of its
 // result that counts the executions of the effect.
-type probeSpec struct{ tool, field string }
+type ProbeSpec struct{ Tool, Field string }
 
-func (r Role) probe() (probeSpec, error) {
+func (r Role) MutationProbe() (ProbeSpec, error) {
 	tool, _ := r.Probe["tool"].(string)
 	field, _ := r.Probe["field"].(string)
 	if tool == "" || field == "" {
-		return probeSpec{}, errors.New("probe needs a tool and a field (e.g. {tool: ticket_stats, field: executions})")
+		return ProbeSpec{}, errors.New("probe needs a tool and a field (e.g. {tool: ticket_stats, field: executions})")
 	}
-	return probeSpec{tool, field}, nil
+	return ProbeSpec{tool, field}, nil
 }
 
-// mutationArgs is the role's arguments with the key set.
-func (r Role) mutationArgs(key string) map[string]any {
+// MutationArgs is the role's arguments with the key set.
+func (r Role) MutationArgs(key string) map[string]any {
 	args := map[string]any{}
 	for k, v := range r.Arguments {
 		args[k] = v
@@ -238,17 +238,17 @@ func (r Role) mutationArgs(key string) map[string]any {
 }
 
 // readCount reads the probe's count from a probe call's outcome.
-func readCount(o toolOutcome, field string) (float64, error) {
-	if o.failed() {
-		return 0, fmt.Errorf("the probe failed: %s", clip(o.msg.Raw))
+func readCount(o ToolOutcome, field string) (float64, error) {
+	if o.Failed() {
+		return 0, fmt.Errorf("the probe failed: %s", Clip(o.Msg.Raw))
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(o.structured, &obj); err != nil {
-		return 0, fmt.Errorf("the probe returned no JSON object (structuredContent or JSON text): %s", clip(o.msg.Raw))
+	if err := json.Unmarshal(o.Structured, &obj); err != nil {
+		return 0, fmt.Errorf("the probe returned no JSON object (structuredContent or JSON text): %s", Clip(o.Msg.Raw))
 	}
 	raw, ok := obj[field]
 	if !ok {
-		return 0, fmt.Errorf("the probe's result has no field %q: %s", field, clip(o.msg.Raw))
+		return 0, fmt.Errorf("the probe's result has no field %q: %s", field, Clip(o.Msg.Raw))
 	}
 	var n float64
 	if err := json.Unmarshal(raw, &n); err != nil {
@@ -259,19 +259,19 @@ func readCount(o toolOutcome, field string) (float64, error) {
 
 // count calls the probe for key ("" asks for the total, without the key
 // argument) and returns the number of executions it reports.
-func (e *endpoint) count(ctx context.Context, d time.Duration, role Role, key string) (float64, toolOutcome, error) {
-	p, err := role.probe()
+func (e *endpoint) count(ctx context.Context, d time.Duration, role Role, key string) (float64, ToolOutcome, error) {
+	p, err := role.MutationProbe()
 	if err != nil {
-		return 0, toolOutcome{}, err
+		return 0, ToolOutcome{}, err
 	}
 	args := map[string]any{}
 	if key != "" {
 		args[role.Key] = key
 	}
-	o, err := e.callTool(ctx, d, e.newID(), p.tool, args)
+	o, err := e.callTool(ctx, d, e.newID(), p.Tool, args)
 	if err != nil {
 		return 0, o, err
 	}
-	n, err := readCount(o, p.field)
+	n, err := readCount(o, p.Field)
 	return n, o, err
 }

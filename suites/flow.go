@@ -153,7 +153,7 @@ func (c *gatedConn) Close() error {
 }
 
 // connectGated is Connect with a client whose reading a gate controls.
-func (h *H) connectGated(g *gate, rules ...faultproxy.Rule) *Conn {
+func connectGated(h *H, g *gate, rules ...faultproxy.Rule) *Conn {
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
 	defer cancel()
 	target, cleanup, err := expandTarget(h.target, h)
@@ -251,7 +251,7 @@ func flowFinalArrives(h *H) {
 		return
 	}
 	g := newGate()
-	c := h.connectGated(g)
+	c := connectGated(h, g)
 	c.Link.Transcript().SetLimit(flowTranscriptLimit)
 	id, token := jsonrpc.StringID("flow-final-1"), jsonrpc.StringID("flow-final-token")
 	from := c.W.Len()
@@ -292,12 +292,12 @@ func flowFinalHTTP(h *H) {
 	c.Proxy.Transcript().SetLimit(flowTranscriptLimit)
 	call, st, how, done := floodStalled(h, c, id, token)
 	defer done()
-	isFinal := isReplyTo(id)
+	isFinal := IsReplyTo(id)
 	e, ok := c.WaitEvent(call, h.cfg.CallTimeout, func(e clients.StreamEvent) bool {
 		return isFinal(e) || (e.HasData && isLastProgress(jsonrpc.Parse([]byte(e.Data)), []byte(e.Data), token))
 	})
 	if !ok {
-		h.Failf("the flood got neither its last progress nor its final response within %s after %s (stream: %v)%s", h.cfg.CallTimeout, how, call.EndErr(), c.exitHint())
+		h.Failf("the flood got neither its last progress nor its final response within %s after %s (stream: %v)%s", h.cfg.CallTimeout, how, call.EndErr(), c.ExitHint())
 	}
 	if !isFinal(e) {
 		if _, ok := c.WaitEvent(call, h.cfg.OpTimeout, isFinal); !ok {
@@ -326,7 +326,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	cancel()
 	if err != nil {
 		done()
-		h.Errorf("second client for the flood: %v%s", err, c.exitHint())
+		h.Errorf("second client for the flood: %v%s", err, c.ExitHint())
 	}
 	var extra map[string]any
 	tag := unique("flood")
@@ -344,7 +344,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	call, err = fw.Start(h.ctx, id, "tools/call", fw.ProgressParams(token, map[string]any{"name": h.Role("flood").Tool, "arguments": args}))
 	if err != nil {
 		done()
-		h.failServer("tools/call %s: %v%s", h.Role("flood").Tool, err, c.exitHint())
+		h.FailServer("tools/call %s: %v%s", h.Role("flood").Tool, err, c.ExitHint())
 	}
 	how = fmt.Sprintf("a %d B/s consumer that stopped reading for %s", flowThrottle, flowStall)
 	if extra == nil {
@@ -365,7 +365,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 		cancel()
 		if err != nil {
 			done()
-			h.failServer("the server did not accept a new session to probe the flood: %v%s", err, c.exitHint())
+			h.FailServer("the server did not accept a new session to probe the flood: %v%s", err, c.ExitHint())
 		}
 	}
 	deadline := time.Now().Add(h.cfg.CallTimeout)
@@ -393,11 +393,11 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 // session, since what it asks is whether the server is alive.
 func httpBarrier(h *H, c *HConn, why string) {
 	if c.W.Session().Era != clients.EraModern {
-		ctx, cancel := h.op()
+		ctx, cancel := h.Op()
 		err := settle(ctx, c.W, h.cfg, h.target, h.session)
 		cancel()
 		if err != nil {
-			h.failServer("the server did not accept a new session %s: %v%s", why, err, c.exitHint())
+			h.FailServer("the server did not accept a new session %s: %v%s", why, err, c.ExitHint())
 		}
 	}
 	c.Ping(why)
@@ -450,18 +450,18 @@ func flowServerBounded(h *H) {
 // what the FLOW checks ask.
 func floodProbe(h *H, c *HConn, tool, tag string) probeState {
 	for retry := 0; ; retry++ {
-		ctx, cancel := h.op()
+		ctx, cancel := h.Op()
 		m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
 		cancel()
 		if err != nil {
 			h.Errorf("probe tool %s: %v", tool, err)
 		}
 		if m.Env.Kind == jsonrpc.ErrorReply && c.W.Session().Era != clients.EraModern && retry == 0 {
-			ctx, cancel := h.op()
+			ctx, cancel := h.Op()
 			err := settle(ctx, c.W, h.cfg, h.target, h.session)
 			cancel()
 			if err != nil {
-				h.failServer("the server did not accept a new session to probe the flood: %v%s", err, c.exitHint())
+				h.FailServer("the server did not accept a new session to probe the flood: %v%s", err, c.ExitHint())
 			}
 			continue
 		}

@@ -111,7 +111,7 @@ func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Se
 		if err != nil {
 			return clients.Session{}, nil, err
 		}
-		defer conn.close()
+		defer conn.Close()
 		tools, _ := httpEndpoint(ctx, conn, conn.W).listTools(ctx, d)
 		return conn.W.Session(), tools, nil
 	}
@@ -119,7 +119,7 @@ func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Se
 	if err != nil {
 		return clients.Session{}, nil, err
 	}
-	defer conn.close()
+	defer conn.Close()
 	tools, _ := stdioEndpoint(conn).listTools(ctx, d)
 	return conn.W.Session(), tools, nil
 }
@@ -284,7 +284,7 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		// No WebSocket binding exists: a custom transport keeps the
 		// JSON-RPC message format and the message patterns, and the check
 		// holds it to the message rules every transport keeps.
-		if p := customTransportsPage(h.session.Version); !slices.Contains(res.Spec, p) {
+		if p := CustomTransportsPage(h.session.Version); !slices.Contains(res.Spec, p) {
 			res.Spec = append(res.Spec, p)
 		}
 	}
@@ -296,10 +296,10 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		res.ProtocolVersion = target.Spec
 	}
 	for _, conn := range h.conns {
-		conn.close()
+		conn.Close()
 	}
 	for _, conn := range h.hconns {
-		conn.close()
+		conn.Close()
 	}
 	for _, f := range h.extra {
 		f()
@@ -379,11 +379,11 @@ func (h *H) run(body func(h *H)) (v verdict) {
 	return verdict{status: reports.Pass}
 }
 
-// failServer ends the check as FAIL whatever the level of its clause: the
+// FailServer ends the check as FAIL whatever the level of its clause: the
 // server died, or did not answer a request it must answer (ping, a call
 // that was not cancelled). That is not the clause the check is about, and a
 // server that crashes or hangs must not pass the gate with a WARN.
-func (h *H) failServer(format string, args ...any) {
+func (h *H) FailServer(format string, args ...any) {
 	panic(verdict{status: reports.Fail, reason: fmt.Sprintf(format, args...), level: reports.Must})
 }
 
@@ -457,7 +457,7 @@ func (h *H) Notef(format string, args ...any) {
 	case len(h.hconns) > 0:
 		h.hconns[len(h.hconns)-1].Proxy.Transcript().Note("%s", s)
 	case len(h.conns) > 0:
-		h.conns[len(h.conns)-1].proxyTranscript().Note("%s", s)
+		h.conns[len(h.conns)-1].Transcript().Note("%s", s)
 	}
 }
 
@@ -523,7 +523,7 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
 		err = startHint(err, func() string { return exitHint(link) }) // before close, which ends the server itself
 		if h == nil {
-			c.close()
+			c.Close()
 			return nil, withTranscript(err, link.Transcript())
 		}
 		return nil, err
@@ -589,7 +589,7 @@ func exitHint(link *faultproxy.Stdio) string {
 	}
 }
 
-func (c *Conn) close() {
+func (c *Conn) Close() {
 	if c.W != nil {
 		_ = c.W.Close()
 	}
@@ -612,7 +612,7 @@ func (h *H) transcript() []reports.Entry {
 	out := append([]reports.Entry(nil), h.startTranscript...)
 	var trs []*faultproxy.Transcript
 	for _, c := range h.conns {
-		trs = append(trs, c.proxyTranscript())
+		trs = append(trs, c.Transcript())
 	}
 	for _, c := range h.hconns {
 		trs = append(trs, c.Proxy.Transcript())
@@ -697,8 +697,8 @@ func sseEntry(raw []byte) (json.RawMessage, string) {
 
 // ---- helpers check bodies share ----
 
-// op returns a context bounded by the ordinary exchange timeout.
-func (h *H) op() (context.Context, context.CancelFunc) {
+// Op returns a context bounded by the ordinary exchange timeout.
+func (h *H) Op() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(h.ctx, h.cfg.OpTimeout)
 }
 
@@ -714,7 +714,7 @@ func (c *Conn) StartRole(role string, id jsonrpc.ID, token any) *clients.Pending
 	if token != nil {
 		params = c.W.ProgressParams(token, params)
 	}
-	ctx, cancel := c.h.op()
+	ctx, cancel := c.h.Op()
 	defer cancel()
 	p, err := c.W.Start(ctx, id, "tools/call", params)
 	if err != nil {
@@ -730,16 +730,16 @@ func (c *Conn) Await(p *clients.Pending, what string) clients.Message {
 	defer cancel()
 	m, err := p.Wait(ctx)
 	if err != nil {
-		c.h.failServer("%s: no response for id %s: %v%s", what, p.ID(), err, c.exitHint())
+		c.h.FailServer("%s: no response for id %s: %v%s", what, p.ID(), err, c.ExitHint())
 	}
 	return m
 }
 
-// barrierMethod is the request a check sends to learn that the server is
+// BarrierMethod is the request a check sends to learn that the server is
 // alive and has read everything sent before: ping, which 2026-07-28 removed
 // (changelog item 5), and there server/discover, which every modern server
 // MUST implement.
-func barrierMethod(s clients.Session) string {
+func BarrierMethod(s clients.Session) string {
 	if s.Era == clients.EraModern {
 		return "server/discover"
 	}
@@ -750,22 +750,22 @@ func barrierMethod(s clients.Session) string {
 // 2026-07-28) and waits for its answer: the server is alive and has read
 // everything sent before it.
 func (c *Conn) Ping(why string) clients.Message {
-	ctx, cancel := c.h.op()
+	ctx, cancel := c.h.Op()
 	defer cancel()
-	method := barrierMethod(c.W.Session())
+	method := BarrierMethod(c.W.Session())
 	m, err := c.W.Call(ctx, method, nil)
 	if err != nil {
-		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, c.exitHint())
+		c.h.FailServer("server did not answer %s %s: %v%s", method, why, err, c.ExitHint())
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		c.h.failServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
+		c.h.FailServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
 	}
 	return m
 }
 
 // Cancel sends notifications/cancelled for id.
 func (c *Conn) Cancel(id jsonrpc.ID, reason string) {
-	ctx, cancel := c.h.op()
+	ctx, cancel := c.h.Op()
 	defer cancel()
 	if err := c.W.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": id.Raw(), "reason": reason}); err != nil {
 		c.h.Errorf("send cancellation: %v", err)
@@ -774,10 +774,10 @@ func (c *Conn) Cancel(id jsonrpc.ID, reason string) {
 
 // SendRaw writes bytes as one message.
 func (c *Conn) SendRaw(line string) {
-	ctx, cancel := c.h.op()
+	ctx, cancel := c.h.Op()
 	defer cancel()
 	if err := c.W.SendRaw(ctx, []byte(line)); err != nil {
-		c.h.failServer("could not write to the server (it may have exited): %v%s", err, c.exitHint())
+		c.h.FailServer("could not write to the server (it may have exited): %v%s", err, c.ExitHint())
 	}
 }
 
@@ -799,9 +799,9 @@ func (c *Conn) Silence(d time.Duration) string {
 		if err == nil {
 			err = io.EOF
 		}
-		return fmt.Sprintf("before the connection ended (%v)%s", err, c.exitHint())
+		return fmt.Sprintf("before the connection ended (%v)%s", err, c.ExitHint())
 	default:
-		return fmt.Sprintf("within %s%s", d, c.exitHint())
+		return fmt.Sprintf("within %s%s", d, c.ExitHint())
 	}
 }
 

@@ -52,7 +52,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	c.Proc = proc
 	rs := faultproxy.NewRules()
 	if err := rs.Set(rules...); err != nil {
-		c.close()
+		c.Close()
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
 	c.Upstream = endpoint
@@ -62,7 +62,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	}
 	c.Proxy, err = faultproxy.StartHTTP(context.Background(), po)
 	if err != nil {
-		c.close()
+		c.Close()
 		return nil, err
 	}
 	c.W = clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
@@ -70,9 +70,9 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		h.hconns = append(h.hconns, c)
 	}
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = startHint(err, c.exitHint)
+		err = startHint(err, c.ExitHint)
 		if h == nil {
-			c.close()
+			c.Close()
 			return nil, withTranscript(err, tr)
 		}
 		return nil, err
@@ -80,7 +80,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	return c, nil
 }
 
-func (c *HConn) exitHint() string {
+func (c *HConn) ExitHint() string {
 	if c.Proc == nil {
 		return ""
 	}
@@ -94,7 +94,7 @@ func (c *HConn) exitHint() string {
 	}
 }
 
-func (c *HConn) close() {
+func (c *HConn) Close() {
 	if c.W != nil {
 		_ = c.W.Close()
 	}
@@ -129,7 +129,7 @@ func (c *HConn) StartRole(role string, id jsonrpc.ID, token any, extra map[strin
 	call, err := c.W.Start(c.h.ctx, id, "tools/call", params)
 	_ = ctx
 	if err != nil {
-		c.h.Failf("tools/call %s: %v%s", r.Tool, err, c.exitHint())
+		c.h.Failf("tools/call %s: %v%s", r.Tool, err, c.ExitHint())
 	}
 	return call
 }
@@ -140,7 +140,7 @@ func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
 	defer cancel()
 	m, err := call.Wait(ctx)
 	if err != nil {
-		c.h.Failf("%s: no response for id %s: %v%s", what, call.ID(), err, c.exitHint())
+		c.h.Failf("%s: no response for id %s: %v%s", what, call.ID(), err, c.ExitHint())
 	}
 	return m
 }
@@ -148,15 +148,15 @@ func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
 // Ping sends the era's barrier request (ping, or server/discover in
 // 2026-07-28) and waits for its answer.
 func (c *HConn) Ping(why string) clients.Message {
-	ctx, cancel := c.h.op()
+	ctx, cancel := c.h.Op()
 	defer cancel()
-	method := barrierMethod(c.W.Session())
+	method := BarrierMethod(c.W.Session())
 	m, err := c.W.Call(ctx, method, nil)
 	if err != nil {
-		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, c.exitHint())
+		c.h.FailServer("server did not answer %s %s: %v%s", method, why, err, c.ExitHint())
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		c.h.failServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
+		c.h.FailServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
 	}
 	return m
 }

@@ -38,7 +38,7 @@ func TestStartHTTPRetriesATakenPort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	defer c.close()
+	defer c.Close()
 	noted := false
 	for _, e := range c.Proxy.Transcript().Entries() {
 		noted = noted || strings.Contains(e.Text, "was taken before the server could bind it")

@@ -139,7 +139,7 @@ var (
 
 // idemConnect opens a connection to the target (a new server process when
 // the target has a command) with rules installed first.
-func (h *H) idemConnect(rules ...faultproxy.Rule) *endpoint {
+func idemConnect(h *H, rules ...faultproxy.Rule) *endpoint {
 	if h.target.Transport == "http" {
 		c := h.ConnectHTTP(rules...)
 		return httpEndpoint(h.ctx, c, c.W)
@@ -148,31 +148,31 @@ func (h *H) idemConnect(rules ...faultproxy.Rule) *endpoint {
 }
 
 // call calls tool and ends the check when the server does not answer.
-func (h *H) idemCall(e *endpoint, id jsonrpc.ID, tool string, args map[string]any, what string) toolOutcome {
+func idemCall(h *H, e *endpoint, id jsonrpc.ID, tool string, args map[string]any, what string) ToolOutcome {
 	o, err := e.callTool(h.ctx, h.cfg.CallTimeout, id, tool, args)
 	if err != nil {
-		h.failServer("%s: %v", what, err)
+		h.FailServer("%s: %v", what, err)
 	}
 	return o
 }
 
 // mutate calls the mutation role with key; a refusal is an ERROR (the
 // role does not work as declared, so nothing can be checked).
-func (h *H) mutate(e *endpoint, id jsonrpc.ID, key, what string) toolOutcome {
+func mutate(h *H, e *endpoint, id jsonrpc.ID, key, what string) ToolOutcome {
 	r := h.Role("mutation")
-	o := h.idemCall(e, id, r.Tool, r.mutationArgs(key), what)
-	if o.failed() {
-		h.Errorf("%s: the mutation role's call was refused, so the check cannot run: %s", what, clip(o.msg.Raw))
+	o := idemCall(h, e, id, r.Tool, r.MutationArgs(key), what)
+	if o.Failed() {
+		h.Errorf("%s: the mutation role's call was refused, so the check cannot run: %s", what, Clip(o.Msg.Raw))
 	}
 	return o
 }
 
 // executions reads the probe's count for key (or the total for "").
-func (h *H) executions(e *endpoint, key string) float64 {
+func executions(h *H, e *endpoint, key string) float64 {
 	n, o, err := e.count(h.ctx, h.cfg.CallTimeout, h.Role("mutation"), key)
 	if err != nil {
-		if o.msg.Raw == nil {
-			h.failServer("probe: %v", err)
+		if o.Msg.Raw == nil {
+			h.FailServer("probe: %v", err)
 		}
 		h.Errorf("probe: %v", err)
 	}
@@ -181,29 +181,29 @@ func (h *H) executions(e *endpoint, key string) float64 {
 
 // resultBytes is what a replay must reproduce: the structured content as
 // it was on the wire, or the text content when there is none.
-func resultBytes(o toolOutcome) []byte {
-	if len(o.structured) > 0 {
-		return o.structured
+func resultBytes(o ToolOutcome) []byte {
+	if len(o.Structured) > 0 {
+		return o.Structured
 	}
-	return []byte(o.content)
+	return []byte(o.Content)
 }
 
 // lostReply waits until the proxy applied fault (of the named rule) to a
 // message, and returns that message as the server sent it: the response
 // the client never saw, read from the transcript.
-func (h *H) lostReply(e *endpoint, rule, fault string) toolOutcome {
+func lostReply(h *H, e *endpoint, rule, fault string) ToolOutcome {
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
 	defer cancel()
 	o, err := faultedMessage(ctx, e.tr, rule, fault)
 	if err != nil {
-		h.failServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.cfg.CallTimeout, e.exitHint())
+		h.FailServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.cfg.CallTimeout, e.exitHint())
 	}
 	return o
 }
 
 // faultedMessage waits until the transcript records fault (of the named
 // rule) and returns the message it acted on, as it reached the proxy.
-func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault string) (toolOutcome, error) {
+func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault string) (ToolOutcome, error) {
 	for {
 		changed := tr.Changed()
 		entries := tr.Entries()
@@ -221,19 +221,19 @@ func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault 
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return toolOutcome{}, ctx.Err()
+			return ToolOutcome{}, ctx.Err()
 		}
 	}
 }
 
 func idemNaive(h *H) {
 	r := h.Role("mutation")
-	e := h.idemConnect(faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
+	e := idemConnect(h, faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
 	tools, err := e.listTools(h.ctx, h.cfg.OpTimeout)
 	if err != nil {
-		h.failServer("%v", err)
+		h.FailServer("%v", err)
 	}
-	tool, _ := findTool(tools, r.Tool)
+	tool, _ := FindTool(tools, r.Tool)
 	required := false
 	if s, ok := tool["inputSchema"].(map[string]any); ok {
 		req, _ := s["required"].([]any)
@@ -242,16 +242,16 @@ func idemNaive(h *H) {
 	key1 := newKey("naive-1")
 	// Every count is a difference of two readings: the probe may count per
 	// key or every execution, and the store may hold earlier work.
-	before1 := h.executions(e, key1)
-	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key1)); err != nil {
-		h.failServer("%v", err)
+	before1 := executions(h, e, key1)
+	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.MutationArgs(key1)); err != nil {
+		h.FailServer("%v", err)
 	}
-	first := h.lostReply(e, "lose-response", "drop")
-	if first.failed() {
-		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
+	first := lostReply(h, e, "lose-response", "drop")
+	if first.Failed() {
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", Clip(first.Msg.Raw))
 	}
-	ran1 := h.executions(e, key1) - before1
-	args := r.mutationArgs(newKey("naive-2"))
+	ran1 := executions(h, e, key1) - before1
+	args := r.MutationArgs(newKey("naive-2"))
 	how := "a new id and a fresh " + r.Key + ", which the tool requires"
 	retryKey := args[r.Key].(string)
 	if !required {
@@ -262,13 +262,13 @@ func idemNaive(h *H) {
 			h.Skip("the probe gives no total without a key, so a keyless retry cannot be counted: " + err.Error())
 		}
 	}
-	before2 := h.executions(e, retryKey)
-	retry := h.idemCall(e, e.newID(), r.Tool, args, "naive retry")
-	if retry.failed() {
-		h.Notef("baseline: the naive retry (%s) was refused: %s", how, clip(retry.msg.Raw))
+	before2 := executions(h, e, retryKey)
+	retry := idemCall(h, e, e.newID(), r.Tool, args, "naive retry")
+	if retry.Failed() {
+		h.Notef("baseline: the naive retry (%s) was refused: %s", how, Clip(retry.Msg.Raw))
 		return
 	}
-	ran := ran1 + h.executions(e, retryKey) - before2
+	ran := ran1 + executions(h, e, retryKey) - before2
 	if ran > 1 {
 		h.Notef("baseline: after a lost response, a naive retry (%s) ran the effect again: %v executions for one intent — clients must retry with the same key", how, ran)
 		return
@@ -278,38 +278,38 @@ func idemNaive(h *H) {
 
 func idemLostResponse(h *H) {
 	r := h.Role("mutation")
-	e := h.idemConnect(faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
+	e := idemConnect(h, faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
 	key := newKey("lost")
 	// The probe is read before the first call: it may count per key or
 	// every execution, and the store may hold earlier work. The check
 	// judges what changed.
-	before := h.executions(e, key)
-	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key)); err != nil {
-		h.failServer("%v", err)
+	before := executions(h, e, key)
+	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.MutationArgs(key)); err != nil {
+		h.FailServer("%v", err)
 	}
-	first := h.lostReply(e, "lose-response", "drop")
-	if first.failed() {
-		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
+	first := lostReply(h, e, "lose-response", "drop")
+	if first.Failed() {
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", Clip(first.Msg.Raw))
 	}
-	retry := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "retry after the lost response")
-	if retry.failed() {
-		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", string(retry.msg.Raw))
+	retry := idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), "retry after the lost response")
+	if retry.Failed() {
+		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", string(retry.Msg.Raw))
 	}
-	if n := h.executions(e, key) - before; n != 1 {
-		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions since before the first call (want 1): the effect ran again; retry answered %s", key, n, string(retry.msg.Raw))
+	if n := executions(h, e, key) - before; n != 1 {
+		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions since before the first call (want 1): the effect ran again; retry answered %s", key, n, string(retry.Msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
-		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", clip(b), clip(a))
+		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", Clip(b), Clip(a))
 	}
-	h.Notef("1 execution; the retry returned the lost response's result %s", clip(resultBytes(retry)))
-	h.recordIdem(r.Tool, "IDEM-LOST-RESPONSE: a retry after a lost response returned the stored result, 1 execution")
+	h.Notef("1 execution; the retry returned the lost response's result %s", Clip(resultBytes(retry)))
+	h.RecordIdem(r.Tool, "IDEM-LOST-RESPONSE: a retry after a lost response returned the stored result, 1 execution")
 }
 
 // changedArgs changes every argument of the role but the key: strings get
 // a suffix, numbers one more, booleans flip. ok is false when there is
 // nothing to change.
 func changedArgs(r Role, key string) (map[string]any, bool) {
-	args := r.mutationArgs(key)
+	args := r.MutationArgs(key)
 	changed := false
 	for k, v := range args {
 		if k == r.Key {
@@ -335,39 +335,26 @@ func idemKeyReuse(h *H) {
 	if !ok {
 		h.Skip("the mutation role's arguments have nothing but the key to change (give it a string, number or boolean argument)")
 	}
-	e := h.idemConnect()
+	e := idemConnect(h)
 	key := newKey("reuse")
-	first := h.mutate(e, e.newID(), key, "first call")
-	n1 := h.executions(e, key)
+	first := mutate(h, e, e.newID(), key, "first call")
+	n1 := executions(h, e, key)
 	other[r.Key] = key
-	reuse := h.idemCall(e, e.newID(), r.Tool, other, "same key, other arguments")
-	if !reuse.failed() {
-		h.Failf("the same key %s with different arguments was accepted: %s (want an error or an isError result)", key, string(reuse.msg.Raw))
+	reuse := idemCall(h, e, e.newID(), r.Tool, other, "same key, other arguments")
+	if !reuse.Failed() {
+		h.Failf("the same key %s with different arguments was accepted: %s (want an error or an isError result)", key, string(reuse.Msg.Raw))
 	}
-	if n2 := h.executions(e, key); n2 != n1 {
+	if n2 := executions(h, e, key); n2 != n1 {
 		h.Failf("the refused call with a reused key still ran the effect: executions %v → %v", n1, n2)
 	}
-	replay := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "replay with the first arguments")
-	if replay.failed() {
-		h.Failf("after the refused reuse, a replay with the first arguments was refused: %s", string(replay.msg.Raw))
+	replay := idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), "replay with the first arguments")
+	if replay.Failed() {
+		h.Failf("after the refused reuse, a replay with the first arguments was refused: %s", string(replay.Msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(replay); !bytes.Equal(a, b) {
-		h.Failf("after the refused reuse the stored result changed: the replay returned %s, the first call %s", clip(b), clip(a))
+		h.Failf("after the refused reuse the stored result changed: the replay returned %s, the first call %s", Clip(b), Clip(a))
 	}
-	h.recordIdem(r.Tool, "IDEM-KEY-REUSE: the same key with other arguments was refused")
-}
-
-// secondSession opens a second, independent HTTP session (its own
-// negotiation) through the connection's proxy.
-func (h *H) secondSession(c *HConn) *clients.HTTPWire {
-	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
-	h.extra = append(h.extra, func() { _ = w.Close() })
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	defer cancel()
-	if err := settle(ctx, w, h.cfg, h.target, h.session); err != nil {
-		h.failServer("second session: %v%s", err, c.exitHint())
-	}
-	return w
+	h.RecordIdem(r.Tool, "IDEM-KEY-REUSE: the same key with other arguments was refused")
 }
 
 func idemConcurrent(h *H) {
@@ -378,27 +365,27 @@ func idemConcurrent(h *H) {
 	how := "two server processes"
 	if h.target.Transport == "http" {
 		c := h.ConnectHTTP(rule)
-		e1, e2 = httpEndpoint(h.ctx, c, c.W), httpEndpoint(h.ctx, c, h.secondSession(c))
+		e1, e2 = httpEndpoint(h.ctx, c, c.W), httpEndpoint(h.ctx, c, h.SecondSession(c))
 		how = "two HTTP sessions"
 	} else {
-		e1, e2 = h.idemConnect(rule), h.idemConnect(rule)
+		e1, e2 = idemConnect(h, rule), idemConnect(h, rule)
 	}
 	// Two racers that share nothing both "win" and answer look-alike
 	// results: first establish that what one commits, the other sees.
-	h.establishShared(e1, e2, how)
+	establishShared(h, e1, e2, how)
 	key := newKey("race")
-	before := h.executions(e1, key)
+	before := executions(h, e1, key)
 	// Each call is sent and awaited on its own goroutine: an HTTP request
 	// is not sent back until the barrier releases it, and both must reach
 	// the barrier.
 	type answer struct {
-		o   toolOutcome
+		o   ToolOutcome
 		err error
 	}
 	answers := [2]chan answer{make(chan answer, 1), make(chan answer, 1)}
 	for i, e := range []*endpoint{e1, e2} {
 		go func() {
-			w, err := e.startTool(h.ctx, idRace, r.Tool, r.mutationArgs(key))
+			w, err := e.startTool(h.ctx, idRace, r.Tool, r.MutationArgs(key))
 			if err != nil {
 				answers[i] <- answer{err: err}
 				return
@@ -409,34 +396,34 @@ func idemConcurrent(h *H) {
 	}
 	a1, a2 := <-answers[0], <-answers[1]
 	if a1.err != nil || a2.err != nil {
-		h.failServer("a racing call got no answer: %v %v", a1.err, a2.err)
+		h.FailServer("a racing call got no answer: %v %v", a1.err, a2.err)
 	}
 	o1, o2 := a1.o, a2.o
 	if barrier.Arrived() < 2 {
 		h.Errorf("the proxy's barrier saw %d of the 2 racing calls", barrier.Arrived())
 	}
-	n := h.executions(e1, key) - before
+	n := executions(h, e1, key) - before
 	if n != 1 {
 		h.Failf("two calls with key %s from %s sharing one ledger, released together by the proxy's barrier, ran the effect %v times (want 1); answers %s and %s",
-			key, how, n, string(o1.msg.Raw), string(o2.msg.Raw))
+			key, how, n, string(o1.Msg.Raw), string(o2.Msg.Raw))
 	}
 	// A caller told "in progress" (fail closed) must get the committed
 	// result when it retries with the same key.
-	for i, o := range []*toolOutcome{&o1, &o2} {
-		if o.failed() {
+	for i, o := range []*ToolOutcome{&o1, &o2} {
+		if o.Failed() {
 			e := []*endpoint{e1, e2}[i]
-			h.Notef("caller %d was refused while the other held the key (%s); it retried with the same key", i+1, clip(o.msg.Raw))
-			*o = h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), "retry of the refused racing call")
-			if o.failed() {
-				h.Failf("caller %d never saw the committed result: its retry with the same key was refused too: %s", i+1, string(o.msg.Raw))
+			h.Notef("caller %d was refused while the other held the key (%s); it retried with the same key", i+1, Clip(o.Msg.Raw))
+			*o = idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), "retry of the refused racing call")
+			if o.Failed() {
+				h.Failf("caller %d never saw the committed result: its retry with the same key was refused too: %s", i+1, string(o.Msg.Raw))
 			}
 		}
 	}
 	if a, b := resultBytes(o1), resultBytes(o2); !bytes.Equal(a, b) {
-		h.Failf("the two racing callers saw different results: %s and %s", clip(a), clip(b))
+		h.Failf("the two racing callers saw different results: %s and %s", Clip(a), Clip(b))
 	}
-	h.Notef("%s released together: 1 execution, both saw %s", how, clip(resultBytes(o1)))
-	h.recordIdem(r.Tool, "IDEM-CONCURRENT: two racing connections, 1 execution")
+	h.Notef("%s released together: 1 execution, both saw %s", how, Clip(resultBytes(o1)))
+	h.RecordIdem(r.Tool, "IDEM-CONCURRENT: two racing connections, 1 execution")
 }
 
 // establishShared commits a keyed call through e1 and looks for it through
@@ -445,12 +432,12 @@ func idemConcurrent(h *H) {
 // FAIL when the manifest declares the ledger shared (mutation.shared), and
 // SKIP otherwise: a race between two stores proves nothing, however alike
 // their answers look.
-func (h *H) establishShared(e1, e2 *endpoint, how string) {
+func establishShared(h *H, e1, e2 *endpoint, how string) {
 	r := h.Role("mutation")
 	k := newKey("shared")
-	b1, b2 := h.executions(e1, k), h.executions(e2, k)
-	committed := h.mutate(e1, e1.newID(), k, "the call that establishes shared state")
-	d1, d2 := h.executions(e1, k)-b1, h.executions(e2, k)-b2
+	b1, b2 := executions(h, e1, k), executions(h, e2, k)
+	committed := mutate(h, e1, e1.newID(), k, "the call that establishes shared state")
+	d1, d2 := executions(h, e1, k)-b1, executions(h, e2, k)-b2
 	if d1 != 1 {
 		h.Errorf("the probe counted %v executions for one keyed call on the connection that made it (want 1): it does not observe the effect, so the race cannot be judged", d1)
 	}
@@ -459,12 +446,12 @@ func (h *H) establishShared(e1, e2 *endpoint, how string) {
 		missing = append(missing, fmt.Sprintf("the probe of the second connection counts %v executions for it (the first counts %v)", d2, d1))
 	}
 	if _, ok := h.target.Roles["lookup"]; ok {
-		if found, o := h.lookupFinds(e2, k); !found {
-			missing = append(missing, fmt.Sprintf("the lookup role on the second connection does not find it (%s)", clip(resultBytes(o))))
+		if found, o := lookupFinds(h, e2, k); !found {
+			missing = append(missing, fmt.Sprintf("the lookup role on the second connection does not find it (%s)", Clip(resultBytes(o))))
 		}
 	}
 	if len(missing) == 0 {
-		h.Notef("%s share state: key %s committed through the first (%s) is seen through the second", how, k, clip(resultBytes(committed)))
+		h.Notef("%s share state: key %s committed through the first (%s) is seen through the second", how, k, Clip(resultBytes(committed)))
 		return
 	}
 	why := fmt.Sprintf("%s do not share state: key %s was committed through the first, but %s", how, k, strings.Join(missing, "; "))
@@ -476,12 +463,12 @@ func (h *H) establishShared(e1, e2 *endpoint, how string) {
 
 // lookupFinds calls the lookup role for key; it finds nothing when it is
 // refused or answers found: false.
-func (h *H) lookupFinds(e *endpoint, key string) (bool, toolOutcome) {
+func lookupFinds(h *H, e *endpoint, key string) (bool, ToolOutcome) {
 	r, look := h.Role("mutation"), h.Role("lookup")
-	o := h.idemCall(e, e.newID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
+	o := idemCall(h, e, e.newID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
 	var obj map[string]any
-	_ = json.Unmarshal(o.structured, &obj)
-	return !o.failed() && obj["found"] != false, o
+	_ = json.Unmarshal(o.Structured, &obj)
+	return !o.Failed() && obj["found"] != false, o
 }
 
 func idemRestart(h *H) {
@@ -492,17 +479,17 @@ func idemRestart(h *H) {
 	case len(h.target.Command) == 0:
 		h.Skip("the target has no command to start it again (a --url target)")
 	}
-	e1 := h.idemConnect(faultproxy.Rule{Name: "kill-on-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Crash{}})
+	e1 := idemConnect(h, faultproxy.Rule{Name: "kill-on-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Crash{}})
 	key := newKey("restart")
 	// Read before the first call: the probe may count per key or every
 	// execution, and the store may hold earlier work.
-	before := h.executions(e1, key)
-	if _, err := e1.startTool(h.ctx, idFirst, r.Tool, r.mutationArgs(key)); err != nil {
-		h.failServer("%v", err)
+	before := executions(h, e1, key)
+	if _, err := e1.startTool(h.ctx, idFirst, r.Tool, r.MutationArgs(key)); err != nil {
+		h.FailServer("%v", err)
 	}
-	first := h.lostReply(e1, "kill-on-response", "crash")
-	if first.failed() {
-		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.msg.Raw))
+	first := lostReply(h, e1, "kill-on-response", "crash")
+	if first.Failed() {
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", Clip(first.Msg.Raw))
 	}
 	if e1.exited != nil {
 		select {
@@ -511,50 +498,50 @@ func idemRestart(h *H) {
 			h.Errorf("the server did not exit within %s of SIGKILL", h.cfg.OpTimeout)
 		}
 	}
-	e2 := h.idemConnect()
+	e2 := idemConnect(h)
 	// Reconcile before retrying: the restarted server must still know the
 	// operation committed before the kill. A retry first would let a
 	// server that forgot everything execute again and find the record it
 	// just made.
-	restarted := h.executions(e2, key)
+	restarted := executions(h, e2, key)
 	if restarted-before < 1 {
 		h.Failf("after a SIGKILL between commit and response and a restart, the probe counts %v executions (%v before the call): the execution committed before the kill was forgotten (the ledger is not durable)", restarted, before)
 	}
 	if _, ok := h.target.Roles["lookup"]; ok {
-		found, o := h.lookupFinds(e2, key)
+		found, o := lookupFinds(h, e2, key)
 		if !found {
-			h.Failf("reconciliation by key failed after the restart, before any retry: lookup %s answered %s (the operation committed before the kill is unknown)", h.Role("lookup").Tool, string(o.msg.Raw))
+			h.Failf("reconciliation by key failed after the restart, before any retry: lookup %s answered %s (the operation committed before the kill is unknown)", h.Role("lookup").Tool, string(o.Msg.Raw))
 		}
-		h.Notef("before the retry, lookup by key found it: %s", clip(resultBytes(o)))
+		h.Notef("before the retry, lookup by key found it: %s", Clip(resultBytes(o)))
 	}
-	retry := h.idemCall(e2, e2.newID(), r.Tool, r.mutationArgs(key), "retry after the restart")
-	if retry.failed() {
-		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", string(retry.msg.Raw))
+	retry := idemCall(h, e2, e2.newID(), r.Tool, r.MutationArgs(key), "retry after the restart")
+	if retry.Failed() {
+		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", string(retry.Msg.Raw))
 	}
-	if n := h.executions(e2, key); n != restarted || n-before != 1 {
-		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v before the call, %v after the restart, %v after the retry (want 1 execution in all); retry answered %s", key, before, restarted, n, string(retry.msg.Raw))
+	if n := executions(h, e2, key); n != restarted || n-before != 1 {
+		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v before the call, %v after the restart, %v after the retry (want 1 execution in all); retry answered %s", key, before, restarted, n, string(retry.Msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
-		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", clip(b), clip(a))
+		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", Clip(b), Clip(a))
 	}
-	h.recordIdem(r.Tool, "IDEM-RESTART: the stored result survived a SIGKILL between commit and response")
+	h.RecordIdem(r.Tool, "IDEM-RESTART: the stored result survived a SIGKILL between commit and response")
 }
 
 func idemReplay(h *H) {
 	r := h.Role("mutation")
-	e := h.idemConnect()
+	e := idemConnect(h)
 	key := newKey("replay")
-	first := h.mutate(e, e.newID(), key, "first call")
+	first := mutate(h, e, e.newID(), key, "first call")
 	for i := 1; i <= 2; i++ {
-		o := h.idemCall(e, e.newID(), r.Tool, r.mutationArgs(key), fmt.Sprintf("replay %d", i))
-		if o.failed() {
-			h.Failf("replay %d with the same key and arguments was refused: %s", i, string(o.msg.Raw))
+		o := idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), fmt.Sprintf("replay %d", i))
+		if o.Failed() {
+			h.Failf("replay %d with the same key and arguments was refused: %s", i, string(o.Msg.Raw))
 		}
 		if a, b := resultBytes(first), resultBytes(o); !bytes.Equal(a, b) {
-			h.Failf("replay %d returned %s, the first call %s: replays must be byte-identical", i, clip(b), clip(a))
+			h.Failf("replay %d returned %s, the first call %s: replays must be byte-identical", i, Clip(b), Clip(a))
 		}
 	}
-	h.recordIdem(r.Tool, "IDEM-REPLAY-IDENTICAL: replays byte-identical")
+	h.RecordIdem(r.Tool, "IDEM-REPLAY-IDENTICAL: replays byte-identical")
 }
 
 // sampleArgs builds arguments for a tool from its input schema: each
@@ -592,16 +579,16 @@ func sampleArgs(tool map[string]any) (map[string]any, bool) {
 
 func idemAnnotation(h *H) {
 	r := h.Role("mutation")
-	e := h.idemConnect()
+	e := idemConnect(h)
 	tools, err := e.listTools(h.ctx, h.cfg.OpTimeout)
 	if err != nil {
-		h.failServer("%v", err)
+		h.FailServer("%v", err)
 	}
 	var lies, checked []string
 	for _, t := range tools {
 		name, _ := t["name"].(string)
-		idem, _ := annotation(t, "idempotentHint")
-		ro, _ := annotation(t, "readOnlyHint")
+		idem, _ := Annotation(t, "idempotentHint")
+		ro, _ := Annotation(t, "readOnlyHint")
 		if !idem || ro {
 			continue
 		}
@@ -609,7 +596,7 @@ func idemAnnotation(h *H) {
 		key := ""
 		if name == r.Tool {
 			key = newKey("annotation")
-			args = r.mutationArgs(key)
+			args = r.MutationArgs(key)
 		} else {
 			var ok bool
 			if args, ok = sampleArgs(t); !ok {
@@ -622,24 +609,24 @@ func idemAnnotation(h *H) {
 			}
 		}
 		var counts [3]float64
-		counts[0] = h.executions(e, key)
+		counts[0] = executions(h, e, key)
 		for i := 1; i <= 2; i++ {
-			o := h.idemCall(e, e.newID(), name, args, fmt.Sprintf("%s call %d", name, i))
-			if o.failed() {
-				h.Notef("%s: call %d was refused (%s); not checked", name, i, clip(o.msg.Raw))
+			o := idemCall(h, e, e.newID(), name, args, fmt.Sprintf("%s call %d", name, i))
+			if o.Failed() {
+				h.Notef("%s: call %d was refused (%s); not checked", name, i, Clip(o.Msg.Raw))
 				counts[2] = counts[1]
 				break
 			}
-			counts[i] = h.executions(e, key)
+			counts[i] = executions(h, e, key)
 		}
 		if counts[2] > counts[1] {
 			lies = append(lies, fmt.Sprintf("tools/list annotates %s idempotentHint: true, but a second call with the same arguments %s ran its effect again (executions %v → %v → %v)",
 				name, compactArgs(args), counts[0], counts[1], counts[2]))
-			h.recordAnnotation(name, fmt.Sprintf("IDEM-ANNOTATION: idempotentHint true, but a second identical call ran again (%v → %v)", counts[1], counts[2]))
+			h.RecordAnnotation(name, fmt.Sprintf("IDEM-ANNOTATION: idempotentHint true, but a second identical call ran again (%v → %v)", counts[1], counts[2]))
 			continue
 		}
 		checked = append(checked, name)
-		h.recordAnnotation(name, "IDEM-ANNOTATION: idempotentHint true confirmed (a second identical call added no execution)")
+		h.RecordAnnotation(name, "IDEM-ANNOTATION: idempotentHint true confirmed (a second identical call added no execution)")
 	}
 	if len(lies) > 0 {
 		h.Failf("%s", strings.Join(lies, "; "))

@@ -63,11 +63,11 @@ type msgConn interface {
 	exitHint() string
 }
 
-// connectMsg connects to the target on its transport. Over Streamable HTTP
+// ConnectMsg connects to the target on its transport. Over Streamable HTTP
 // in a 2025 session it also holds the session's standalone GET stream open
 // (when the server offers one), so that whatever the server sends there —
 // a request's progress once its POST stream has closed — is judged too.
-func (h *H) connectMsg(rules ...faultproxy.Rule) msgConn {
+func (h *H) ConnectMsg(rules ...faultproxy.Rule) msgConn {
 	if h.target.Transport != "http" {
 		return stdioMsg{h.Connect(rules...)}
 	}
@@ -77,8 +77,8 @@ func (h *H) connectMsg(rules ...faultproxy.Rule) msgConn {
 	return m
 }
 
-// cancelNotification is notifications/cancelled for id, as a raw line.
-func cancelNotification(id jsonrpc.ID, reason string) string {
+// CancelNotification is notifications/cancelled for id, as a raw line.
+func CancelNotification(id jsonrpc.ID, reason string) string {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
 		"params": map[string]any{"requestId": id.Raw(), "reason": reason}})
 	return string(b)
@@ -109,12 +109,12 @@ func (c stdioMsg) silence(d time.Duration) string       { return c.Silence(d) }
 func (c stdioMsg) session() clients.Session             { return c.W.Session() }
 func (c stdioMsg) sameStream(_, _ clients.Message) bool { return true }
 func (c stdioMsg) streamOf(waiter) string               { return "" }
-func (c stdioMsg) exitHint() string                     { return c.Conn.exitHint() }
+func (c stdioMsg) exitHint() string                     { return c.Conn.ExitHint() }
 func (c stdioMsg) waitFirst(from int, d time.Duration, pred func(clients.Message) bool) (clients.Message, bool) {
 	return c.WaitFirst(from, d, pred)
 }
 func (c stdioMsg) waitPassed(ctx context.Context, m faultproxy.Match) error {
-	return c.Conn.waitPassed(ctx, m)
+	return c.Conn.WaitPassed(ctx, m)
 }
 
 // httpMsg is a msgConn over Streamable HTTP.
@@ -175,7 +175,7 @@ func (c *httpMsg) await(w waiter, what string) clients.Message {
 	defer cancel()
 	m, err := w.Wait(ctx)
 	if err != nil {
-		c.h.failServer("%s: no response for id %s: %v%s", what, w.ID(), err, c.HConn.exitHint())
+		c.h.FailServer("%s: no response for id %s: %v%s", what, w.ID(), err, c.HConn.ExitHint())
 	}
 	return m
 }
@@ -184,7 +184,7 @@ func (c *httpMsg) ping(why string) clients.Message { return c.Ping(why) }
 
 func (c *httpMsg) notify(line string) {
 	if why := <-c.notifyAsync(line); why != "" {
-		c.h.failServer("%s", why)
+		c.h.FailServer("%s", why)
 	}
 }
 
@@ -201,7 +201,7 @@ func (c *httpMsg) notifyAsync(line string) <-chan string {
 		defer cancel()
 		resp, body, err := c.W.RawPOST(ctx, []byte(line), hd)
 		if err != nil {
-			ch <- fmt.Sprintf("POST of a notification failed: %v%s", err, c.HConn.exitHint())
+			ch <- fmt.Sprintf("POST of a notification failed: %v%s", err, c.HConn.ExitHint())
 			return
 		}
 		switch {
@@ -228,7 +228,7 @@ func (c *httpMsg) streamOf(w waiter) string {
 	}
 	return ""
 }
-func (c *httpMsg) exitHint() string { return c.HConn.exitHint() }
+func (c *httpMsg) exitHint() string { return c.HConn.ExitHint() }
 
 func (c *httpMsg) waitFirst(from int, d time.Duration, pred func(clients.Message) bool) (clients.Message, bool) {
 	ctx, cancel := context.WithTimeout(c.h.ctx, d)
@@ -238,7 +238,7 @@ func (c *httpMsg) waitFirst(from int, d time.Duration, pred func(clients.Message
 }
 
 func (c *httpMsg) silence(d time.Duration) string {
-	return fmt.Sprintf("within %s%s", d, c.HConn.exitHint())
+	return fmt.Sprintf("within %s%s", d, c.HConn.ExitHint())
 }
 
 func (c *httpMsg) waitPassed(ctx context.Context, m faultproxy.Match) error {

@@ -17,7 +17,7 @@ func rawPing(h *H, c *HConn, header http.Header, meta map[string]any) (*http.Res
 	if meta != nil {
 		params = map[string]any{"_meta": meta}
 	}
-	body, _ := json.Marshal(request("raw-ping", barrierMethod(c.W.Session()), params))
+	body, _ := json.Marshal(request("raw-ping", BarrierMethod(c.W.Session()), params))
 	return rawBody(h, c, body, header)
 }
 
@@ -33,7 +33,7 @@ func sessionHeaders(c *HConn, sid string) http.Header {
 // body) through the connection's proxy, and returns the status; the body of
 // a stream it opens is closed at once.
 func rawRequest(h *H, c *HConn, method string, header http.Header) int {
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.Proxy.URL(), nil)
 	if err != nil {
@@ -44,7 +44,7 @@ func rawRequest(h *H, c *HConn, method string, header http.Header) int {
 	}
 	resp, err := rawClient.Do(req)
 	if err != nil {
-		h.failServer("%s failed: %v%s", method, err, c.exitHint())
+		h.FailServer("%s failed: %v%s", method, err, c.ExitHint())
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode
@@ -61,7 +61,7 @@ func modernMeta(version string) map[string]any {
 	return map[string]any{clients.MetaProtocolVersion: version, clients.MetaClientCapabilities: map[string]any{}}
 }
 
-func clip(b []byte) string {
+func Clip(b []byte) string {
 	if len(b) > 300 {
 		return string(b[:300]) + "…"
 	}
@@ -101,18 +101,18 @@ func rawBody(h *H, c *HConn, body []byte, header http.Header) (*http.Response, [
 	for k, v := range header {
 		hd[k] = v
 	}
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	defer cancel()
 	resp, b, err := c.W.RawPOST(ctx, body, hd)
 	if err != nil {
-		h.failServer("POST failed: %v%s", err, c.exitHint())
+		h.FailServer("POST failed: %v%s", err, c.ExitHint())
 	}
 	return resp, b
 }
 
-// firstJSON returns the JSON-RPC text of an HTTP answer: the body, or the
+// FirstJSON returns the JSON-RPC text of an HTTP answer: the body, or the
 // data of its first SSE event carrying data.
-func firstJSON(resp *http.Response, body []byte) []byte {
+func FirstJSON(resp *http.Response, body []byte) []byte {
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return body
 	}

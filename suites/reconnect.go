@@ -83,10 +83,10 @@ func resume(h *H, live bool) {
 	idB, tokB := jsonrpc.StringID("resume-b"), jsonrpc.StringID("resume-b-token")
 	a := c.StartRole("slow", idA, tokA, nil)
 	b := c.StartRole("slow", idB, tokB, nil)
-	c.firstProgress(a, tokA)
+	c.FirstProgress(a, tokA)
 	// Both streams have events before the disconnect, so a server that
 	// replays across streams has something to replay.
-	c.firstProgress(b, tokB)
+	c.FirstProgress(b, tokB)
 	seen := map[string]bool{}
 	last := ""
 	wait := reissueBackoff
@@ -113,7 +113,7 @@ func resume(h *H, live bool) {
 	// first has too, and a live resumed stream has carried its response.
 	// It is also the uninterrupted control call of the same role.
 	control := c.Await(b, "the second call")
-	_, respOnGET := c.WaitEvent(g, h.cfg.OpTimeout, isReplyTo(idA))
+	_, respOnGET := c.WaitEvent(g, h.cfg.OpTimeout, IsReplyTo(idA))
 	ended := waitEnded(ctx, g, h.cfg.OpTimeout)
 	g.Close()
 	if live && respOnGET && !ended {
@@ -148,7 +148,7 @@ func resume(h *H, live bool) {
 	// while the identical uninterrupted call succeeded was cancelled by
 	// the disconnect (SHOULD NOT), whatever a probe would say.
 	if gotResponse && callSucceeded(control.Raw) && !callSucceeded(resumed) {
-		h.Warnf("the disconnect was treated as a cancellation: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip(resumed), clip(control.Raw))
+		h.Warnf("the disconnect was treated as a cancellation: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", Clip(resumed), Clip(control.Raw))
 	}
 	if live && !gotResponse {
 		h.Failf("the resumed stream ended without the first call's response (%d events: %s)", len(g.StreamEvents()), describeEvents(g.StreamEvents()))
@@ -168,7 +168,7 @@ func resumeGET(ctx context.Context, h *H, c *HConn, last string, wait time.Durat
 		wait = maxResumeWait
 	}
 	for attempt := 0; ; attempt++ {
-		h.sleep(wait)
+		h.Sleep(wait)
 		g, err := c.W.OpenGET(ctx, last)
 		if err != nil {
 			h.Failf("GET with Last-Event-ID %q failed: %v", last, err)
@@ -233,13 +233,13 @@ func describeEvents(evs []clients.StreamEvent) string {
 // cut: the first step of a client's reconnect backoff.
 const reissueBackoff = 200 * time.Millisecond
 
-// toolNames lists the names tools/list returns, sorted.
-func (c *HConn) toolNames() []string {
-	ctx, cancel := c.h.op()
+// listedToolNames lists the names tools/list returns, sorted.
+func listedToolNames(h *H, c *HConn) []string {
+	ctx, cancel := h.Op()
 	defer cancel()
 	m, err := c.W.Call(ctx, "tools/list", nil)
 	if err != nil || m.Env.Kind != jsonrpc.Response {
-		c.h.failServer("tools/list failed: %v %s%s", err, m.Raw, c.exitHint())
+		h.FailServer("tools/list failed: %v %s%s", err, m.Raw, c.ExitHint())
 	}
 	var res struct {
 		Result struct {
@@ -247,7 +247,7 @@ func (c *HConn) toolNames() []string {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(m.Raw, &res); err != nil {
-		c.h.Failf("tools/list answered %s", m.Raw)
+		h.Failf("tools/list answered %s", m.Raw)
 	}
 	var names []string
 	for _, t := range res.Result.Tools {
@@ -265,10 +265,10 @@ func reissue(h *H) {
 		Times: 1,
 		Fault: faultproxy.Cut{Deliver: true},
 	})
-	before := c.toolNames()
+	before := listedToolNames(h, c)
 	call := c.StartRole("slow", jsonrpc.StringID("reissue-1"), token, nil)
-	c.firstProgress(call, token)
-	ctx, cancel := h.op()
+	c.FirstProgress(call, token)
+	ctx, cancel := h.Op()
 	defer cancel()
 	if !waitEnded(ctx, call, h.cfg.OpTimeout) {
 		h.Errorf("the proxy's cut did not end the stream within %s", h.cfg.OpTimeout)
@@ -296,7 +296,7 @@ func reissue(h *H) {
 	if m.Env.Kind != jsonrpc.Response || res.Result.IsError {
 		h.Failf("the re-issued request failed: %s", m.Raw)
 	}
-	after := c.toolNames()
+	after := listedToolNames(h, c)
 	if !slices.Equal(before, after) {
 		h.Failf("tools/list changed across the reconnect: %v, then %v", before, after)
 	}

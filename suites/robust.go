@@ -184,7 +184,7 @@ func (r rpc) call(method string, params map[string]any, d time.Duration) clients
 		}
 	}
 	if err != nil {
-		r.h.failServer("no response for id %s (%s): %v%s", id, method, err, r.hint())
+		r.h.FailServer("no response for id %s (%s): %v%s", id, method, err, r.hint())
 	}
 	return m
 }
@@ -204,7 +204,7 @@ func (r rpc) hint() string {
 	if r.s != nil {
 		return exitHint(r.s.Link)
 	}
-	return r.web.exitHint()
+	return r.web.ExitHint()
 }
 
 // firstTool returns the name of the first tool the server lists, or skips.
@@ -229,7 +229,7 @@ func (r rpc) listedTool() (name, why string) {
 	}
 	switch {
 	case m.Env.Kind != jsonrpc.Response:
-		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", clip(m.Raw))
+		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", Clip(m.Raw))
 	case json.Unmarshal(m.Raw, &res) != nil || len(res.Result.Tools) == 0 || res.Result.Tools[0].Name == "":
 		return "", "the server lists no tools"
 	}
@@ -268,7 +268,7 @@ func (r rpc) postRaw(body []byte, method, name string, d time.Duration) (*http.R
 	defer cancel()
 	resp, b, err := r.web.W.RawPOST(ctx, body, hd)
 	if err != nil {
-		r.h.failServer("POST failed: %v%s", err, r.hint())
+		r.h.FailServer("POST failed: %v%s", err, r.hint())
 	}
 	return resp, b
 }
@@ -313,7 +313,7 @@ func parseError(h *H) {
 		}
 		resp, body := rawBody(h, c, []byte(bad), hd)
 		if resp.StatusCode < 400 || resp.StatusCode > 499 {
-			h.Failf("a body that is not JSON got HTTP %d, want a 4xx error status: %s", resp.StatusCode, clip(body))
+			h.Failf("a body that is not JSON got HTTP %d, want a 4xx error status: %s", resp.StatusCode, Clip(body))
 		}
 		c.Ping("after a body that is not JSON")
 	})
@@ -335,17 +335,17 @@ func invalidRequest(h *H) {
 				case !ok:
 					h.Failf("no reply to %s %s (want a JSON-RPC error -32600)", p.what, p.line)
 				case m.Env.Kind != jsonrpc.ErrorReply:
-					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, clip(m.Raw))
+					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, Clip(m.Raw))
 				case m.Env.Error == nil || m.Env.Error.Code != -32600:
-					h.Failf("%s was answered with %s (want code -32600)", p.what, clip(m.Raw))
+					h.Failf("%s was answered with %s (want code -32600)", p.what, Clip(m.Raw))
 				}
 				continue
 			}
 			resp, body := r.postRaw([]byte(p.line), "tools/list", "", h.cfg.OpTimeout)
 			if resp.StatusCode < 400 || resp.StatusCode > 499 {
-				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, clip(body))
+				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, Clip(body))
 			}
-			if env := jsonrpc.Parse(firstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
+			if env := jsonrpc.Parse(FirstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
 				h.Notef("%s: HTTP %d with JSON-RPC error code %d (JSON-RPC names -32600)", p.what, resp.StatusCode, env.Error.Code)
 			}
 			r.ping("after " + p.what)
@@ -357,11 +357,11 @@ func invalidRequest(h *H) {
 func judgeError(h *H, m clients.Message, what string, want int) {
 	switch {
 	case m.Env.Kind == jsonrpc.Response:
-		h.Failf("%s was answered with a result, not a JSON-RPC error %d: %s", what, want, clip(m.Raw))
+		h.Failf("%s was answered with a result, not a JSON-RPC error %d: %s", what, want, Clip(m.Raw))
 	case m.Env.Kind != jsonrpc.ErrorReply || m.Env.Error == nil:
-		h.Failf("%s was answered with %s, not a JSON-RPC error %d", what, clip(m.Raw), want)
+		h.Failf("%s was answered with %s, not a JSON-RPC error %d", what, Clip(m.Raw), want)
 	case m.Env.Error.Code != want:
-		h.Failf("%s was answered with code %d (want %d): %s", what, m.Env.Error.Code, want, clip(m.Raw))
+		h.Failf("%s was answered with code %d (want %d): %s", what, m.Env.Error.Code, want, Clip(m.Raw))
 	}
 }
 
@@ -370,18 +370,18 @@ func unknownMethod(h *H) {
 	check := func(raw []byte, status string) {
 		env := jsonrpc.Parse(raw)
 		if env.Kind != jsonrpc.ErrorReply || env.Error == nil {
-			h.Failf("unknown method %s was answered%s with %q, not a JSON-RPC error", method, status, clip(raw))
+			h.Failf("unknown method %s was answered%s with %q, not a JSON-RPC error", method, status, Clip(raw))
 		}
 		if env.Error.Code != -32601 {
-			h.Failf("unknown method answered with code %d (want -32601): %s", env.Error.Code, clip(raw))
+			h.Failf("unknown method answered with code %d (want -32601): %s", env.Error.Code, Clip(raw))
 		}
 	}
 	onTransport(h, func(c *Conn) {
-		ctx, cancel := h.op()
+		ctx, cancel := h.Op()
 		defer cancel()
 		m, err := c.W.Call(ctx, method, nil)
 		if err != nil {
-			h.failServer("no answer to an unknown method: %v%s", err, c.exitHint())
+			h.FailServer("no answer to an unknown method: %v%s", err, c.ExitHint())
 		}
 		check(m.Raw, "")
 		c.Ping("after the unknown method")
@@ -392,7 +392,7 @@ func unknownMethod(h *H) {
 		}
 		body, _ := json.Marshal(request("unknown-1", method, modernParams(c.W.Session(), nil)))
 		resp, raw := rawBody(h, c, body, hd)
-		check(firstJSON(resp, raw), fmt.Sprintf(" (HTTP %d, %s)", resp.StatusCode, resp.Header.Get("Content-Type")))
+		check(FirstJSON(resp, raw), fmt.Sprintf(" (HTTP %d, %s)", resp.StatusCode, resp.Header.Get("Content-Type")))
 		c.Ping("after the unknown method")
 	})
 }
@@ -429,13 +429,13 @@ func batchRejected(h *H) {
 		case env.Kind == jsonrpc.Batch && h.target.Transport == "stdio":
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)
-			h.failMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))
+			h.FailMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))
 		case env.Kind == jsonrpc.Batch:
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)
 			h.Failf("the batch was processed: answered with an array of %d replies (%d bytes)", len(arr), len(raw))
 		case env.Kind == jsonrpc.Response && (env.ID == jsonrpc.StringID("batch-1") || env.ID == jsonrpc.StringID("batch-2")):
-			h.Failf("an element of the batch was processed: %s", clip(raw))
+			h.Failf("an element of the batch was processed: %s", Clip(raw))
 		case env.Kind == jsonrpc.ErrorReply:
 		default:
 			h.Notef("the batch got no JSON-RPC error (%s); not processed, which is what counts", what)
@@ -463,7 +463,7 @@ func batchRejected(h *H) {
 		if resp.StatusCode >= 400 {
 			h.Notef("rejected with HTTP %d", resp.StatusCode)
 		} else {
-			judge(firstJSON(resp, body), fmt.Sprintf("HTTP %d", resp.StatusCode))
+			judge(FirstJSON(resp, body), fmt.Sprintf("HTTP %d", resp.StatusCode))
 		}
 		c.Ping("after a batch")
 	})

@@ -102,10 +102,10 @@ var checkStrayResponse = register(&Check{
 
 func stdoutClean(h *H) {
 	c := h.Connect()
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	defer cancel()
 	if _, err := c.W.Call(ctx, "tools/list", nil); err != nil {
-		h.failServer("tools/list: %v%s", err, c.exitHint())
+		h.FailServer("tools/list: %v%s", err, c.ExitHint())
 	}
 	c.Ping("after tools/list")
 	if stray := h.strayOutput(); stray != "" {
@@ -143,7 +143,7 @@ func oversize(h *H) {
 			r.s.SendRaw(string(line))
 			m, ok := r.s.WaitFirst(from, h.cfg.CallTimeout, replyTo(jsonrpc.StringID(id)))
 			if !ok {
-				h.failServer("no response for id %s (%s) %s (want an error such as -32600, or a result)", id, what, r.s.Silence(h.cfg.CallTimeout))
+				h.FailServer("no response for id %s (%s) %s (want an error such as -32600, or a result)", id, what, r.s.Silence(h.cfg.CallTimeout))
 			}
 			h.Notef("%s was answered with %s", what, describe(m))
 			r.ping("after " + what)
@@ -152,8 +152,8 @@ func oversize(h *H) {
 		resp, body := r.postRaw(line, "tools/call", tool, h.cfg.CallTimeout)
 		if resp.StatusCode >= 400 {
 			h.Notef("%s was rejected with HTTP %d", what, resp.StatusCode)
-		} else if env := jsonrpc.Parse(firstJSON(resp, body)); !env.Kind.IsReply() {
-			h.Failf("%s got HTTP %d without a JSON-RPC answer (want an error status such as 413, or a reply): %s", what, resp.StatusCode, clip(body))
+		} else if env := jsonrpc.Parse(FirstJSON(resp, body)); !env.Kind.IsReply() {
+			h.Failf("%s got HTTP %d without a JSON-RPC answer (want an error status such as 413, or a reply): %s", what, resp.StatusCode, Clip(body))
 		} else {
 			h.Notef("%s was answered with HTTP %d and %s", what, resp.StatusCode, env.Kind)
 		}
@@ -204,7 +204,7 @@ func duplicateID(h *H) {
 	onTransport(h, func(c *Conn) {
 		from := c.W.Len()
 		c.StartRole("slow", id, nil)
-		dup := barrierMethod(c.W.Session())
+		dup := BarrierMethod(c.W.Session())
 		line, _ := json.Marshal(request("dup-1", dup, modernParams(c.W.Session(), nil)))
 		c.SendRaw(string(line))
 		c.Ping("after a request reusing an in-flight id")
@@ -229,7 +229,7 @@ func duplicateID(h *H) {
 		}
 		replies := c.RepliesTo(from, id)
 		if len(replies) > 2 {
-			findings = append(findings, fmt.Sprintf("%d replies for id dup-1, sent by two requests: %s", len(replies), clip(replies[2].Raw)))
+			findings = append(findings, fmt.Sprintf("%d replies for id dup-1, sent by two requests: %s", len(replies), Clip(replies[2].Raw)))
 		}
 		for _, m := range replies {
 			h.Notef("id dup-1: %s", describe(m))
@@ -238,10 +238,10 @@ func duplicateID(h *H) {
 		first := c.StartRole("slow", id, nil, nil)
 		ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
 		defer cancel()
-		dup := barrierMethod(c.W.Session())
+		dup := BarrierMethod(c.W.Session())
 		second, err := c.W.Start(ctx, id, dup, nil)
 		if err != nil {
-			h.failServer("%s reusing id dup-1: %v%s", dup, err, c.exitHint())
+			h.FailServer("%s reusing id dup-1: %v%s", dup, err, c.ExitHint())
 		}
 		c.Ping("after a request reusing an in-flight id")
 		ctrl := c.StartRole("slow", jsonrpc.StringID("dup-control"), nil, nil)
@@ -309,7 +309,7 @@ func strayResponse(h *H) {
 				r.ping("after a response to an id it never sent")
 				for _, m := range r.s.W.Since(from) {
 					if replyTo(s.id)(m) {
-						h.Failf("the server replied to a response from the client (%s): %s", s.line, clip(m.Raw))
+						h.Failf("the server replied to a response from the client (%s): %s", s.line, Clip(m.Raw))
 					}
 				}
 				continue
@@ -320,7 +320,7 @@ func strayResponse(h *H) {
 			case resp.StatusCode >= 400:
 				h.Notef("a response from the client was rejected with HTTP %d", resp.StatusCode)
 			default:
-				h.Failf("a response from the client (%s) got HTTP %d %s (want 202 with no body, or an error status)", s.line, resp.StatusCode, clip(body))
+				h.Failf("a response from the client (%s) got HTTP %d %s (want 202 with no body, or an error status)", s.line, resp.StatusCode, Clip(body))
 			}
 			r.ping("after a response to an id it never sent")
 		}

@@ -26,29 +26,29 @@ func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *endpoin
 	}
 	var problems []string
 	need := func(role, name string) map[string]any {
-		t, ok := findTool(tools, name)
+		t, ok := FindTool(tools, name)
 		if !ok {
-			problems = append(problems, fmt.Sprintf("role %s: tool %q is not in tools/list (the target lists %s)", role, name, strings.Join(toolNames(tools), ", ")))
+			problems = append(problems, fmt.Sprintf("role %s: tool %q is not in tools/list (the target lists %s)", role, name, strings.Join(ToolNames(tools), ", ")))
 		}
 		return t
 	}
 	if hasMut {
 		if t := need("mutation", mut.Tool); t != nil {
-			if _, ok := schemaProps(t)[mut.Key]; !ok {
+			if _, ok := SchemaProps(t)[mut.Key]; !ok {
 				problems = append(problems, fmt.Sprintf("role mutation: key argument %q is not a property of %s's inputSchema", mut.Key, mut.Tool))
 			}
 		}
-		if p, err := mut.probe(); err != nil {
+		if p, err := mut.MutationProbe(); err != nil {
 			problems = append(problems, "role mutation: "+err.Error())
-		} else if need("mutation probe", p.tool) != nil {
+		} else if need("mutation probe", p.Tool) != nil {
 			if _, _, err := e.count(ctx, d, mut, newKey("validate")); err != nil {
-				problems = append(problems, fmt.Sprintf("role mutation: probe %s does not return a number in %q: %v", p.tool, p.field, err))
+				problems = append(problems, fmt.Sprintf("role mutation: probe %s does not return a number in %q: %v", p.Tool, p.Field, err))
 			}
 		}
 	}
 	if hasLook {
 		if t := need("lookup", look.Tool); t != nil && hasMut {
-			if _, ok := schemaProps(t)[mut.Key]; !ok {
+			if _, ok := SchemaProps(t)[mut.Key]; !ok {
 				problems = append(problems, fmt.Sprintf("role lookup: the key argument %q is not a property of %s's inputSchema", mut.Key, look.Tool))
 			}
 		}
@@ -88,14 +88,14 @@ func validateTarget(ctx context.Context, cfg *Config, t *Manifest) error {
 		if err != nil {
 			return fmt.Errorf("start the target to validate its roles: %w", err)
 		}
-		defer c.close()
+		defer c.Close()
 		e = httpEndpoint(ctx, c, c.W)
 	} else {
 		c, err := startConn(sctx, cfg, t, nil, clients.Session{}, nil)
 		if err != nil {
 			return fmt.Errorf("start the target to validate its roles: %w", err)
 		}
-		defer c.close()
+		defer c.Close()
 		e = stdioEndpoint(c)
 	}
 	return validateRoles(ctx, cfg.CallTimeout, t, e)

@@ -124,12 +124,6 @@ func registerSecurity() {
 	})
 }
 
-// failMust ends the check as FAIL: a MUST clause next to the check's own
-// SHOULD one was broken.
-func (h *H) failMust(format string, args ...any) {
-	panic(verdict{status: reports.Fail, reason: fmt.Sprintf(format, args...), level: reports.Must})
-}
-
 func securityOrigin(h *H) {
 	c := h.ConnectHTTP()
 	const evil = "http://evil.example"
@@ -151,7 +145,7 @@ func securityOrigin(h *H) {
 	}
 	resp, body := rawPing(h, c, hd, meta)
 	if !rejected(resp.StatusCode) {
-		h.Failf("a POST with Origin %s got HTTP %d, want %s: %s", evil, resp.StatusCode, want, clip(body))
+		h.Failf("a POST with Origin %s got HTTP %d, want %s: %s", evil, resp.StatusCode, want, Clip(body))
 	}
 	// "on all incoming connections": GET (the standalone stream) and
 	// DELETE (ending the session) too.
@@ -184,7 +178,7 @@ func securityVersion(h *H) {
 	}
 	resp, body := rawPing(h, c, hd, meta)
 	if resp.StatusCode != http.StatusBadRequest {
-		h.Failf("a request with MCP-Protocol-Version 1999-01-01 got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
+		h.Failf("a request with MCP-Protocol-Version 1999-01-01 got HTTP %d, want 400: %s", resp.StatusCode, Clip(body))
 	}
 }
 
@@ -204,7 +198,7 @@ func newSession(h *H, c *HConn, extra map[string]string) string {
 	resp, raw := rawBody(h, c, body, hd)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || sid == "" {
-		h.Errorf("initialize a new session: HTTP %d, Mcp-Session-Id %q: %s", resp.StatusCode, sid, clip(raw))
+		h.Errorf("initialize a new session: HTTP %d, Mcp-Session-Id %q: %s", resp.StatusCode, sid, Clip(raw))
 	}
 	// The lifecycle's next step, so that the session is ready for use.
 	note, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -219,11 +213,11 @@ func endSession(h *H, c *HConn, sid string) int {
 	defer w.Close()
 	w.SetSession(c.W.Session())
 	w.SetSessionID(sid)
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	defer cancel()
 	status, err := w.Delete(ctx)
 	if err != nil {
-		h.failServer("DELETE session %s: %v%s", sid, err, c.exitHint())
+		h.FailServer("DELETE session %s: %v%s", sid, err, c.ExitHint())
 	}
 	return status
 }
@@ -236,13 +230,13 @@ func sessionEntropy(h *H) {
 	}
 	for _, id := range ids {
 		if i := strings.IndexFunc(id, func(r rune) bool { return r < 0x21 || r > 0x7e }); i >= 0 {
-			h.failMust("session id %q holds %q at byte %d, outside visible ASCII 0x21-0x7E (a MUST of transports.mdx)", id, id[i:i+1], i)
+			h.FailMust("session id %q holds %q at byte %d, outside visible ASCII 0x21-0x7E (a MUST of transports.mdx)", id, id[i:i+1], i)
 		}
 	}
 	bits, alphabet := estimateBits(ids)
 	sample := strings.Join(ids[:3], ", ")
 	if bits < predictableBits {
-		h.failMust("session ids carry about %.0f bits (want ≥ %d): %d of %d characters vary between %d samples, alphabet %s; e.g. %s — "+
+		h.FailMust("session ids carry about %.0f bits (want ≥ %d): %d of %d characters vary between %d samples, alphabet %s; e.g. %s — "+
 			"a counter or a clock, not the secure, non-deterministic ids the security best practices require (MUST)",
 			bits, minSessionBits, varying(ids), len(ids[0]), len(ids), alphabet, sample)
 	}
@@ -390,11 +384,11 @@ func sessionBinding(h *H) {
 		return rawPing(h, c, hd, nil)
 	}
 	if resp, body := ping(a); resp.StatusCode != http.StatusOK {
-		h.Errorf("the session does not work for the principal that created it: HTTP %d %s", resp.StatusCode, clip(body))
+		h.Errorf("the session does not work for the principal that created it: HTTP %d %s", resp.StatusCode, Clip(body))
 	}
 	resp, body := ping(b)
 	if resp.StatusCode < 400 || resp.StatusCode > 499 {
-		h.Failf("session %s, created by the first principal, served a request with the second principal's credential: HTTP %d %s", sid, resp.StatusCode, clip(body))
+		h.Failf("session %s, created by the first principal, served a request with the second principal's credential: HTTP %d %s", sid, resp.StatusCode, Clip(body))
 	}
 	h.Notef("another principal's request in the session got HTTP %d", resp.StatusCode)
 	c.Ping("after the refused request")

@@ -73,7 +73,7 @@ func sessionRequired(h *H) {
 	legacySession(h, c)
 	resp, body := rawPing(h, c, sessionHeaders(c, ""), nil)
 	if resp.StatusCode != http.StatusBadRequest {
-		h.Failf("a request without Mcp-Session-Id got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
+		h.Failf("a request without Mcp-Session-Id got HTTP %d, want 400: %s", resp.StatusCode, Clip(body))
 	}
 }
 
@@ -85,18 +85,18 @@ func sessionUnknown(h *H) {
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
 	defer cancel()
 	if _, err := c.W.Negotiate(ctx, h.Version()); err != nil {
-		h.failServer("a new initialize after the request with an unknown session id failed: %v", err)
+		h.FailServer("a new initialize after the request with an unknown session id failed: %v", err)
 	}
 	c.Ping("in the new session")
 	if status != http.StatusNotFound {
-		h.Failf("a request with a session id the server never issued got HTTP %d, want 404 (as for a terminated session): %s", status, clip(body))
+		h.Failf("a request with a session id the server never issued got HTTP %d, want 404 (as for a terminated session): %s", status, Clip(body))
 	}
 }
 
 func sessionDelete(h *H) {
 	c := h.ConnectHTTP()
 	sid := legacySession(h, c)
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	status, err := c.W.Delete(ctx)
 	cancel()
 	if err != nil {
@@ -110,7 +110,7 @@ func sessionDelete(h *H) {
 	}
 	resp, body := rawPing(h, c, sessionHeaders(c, sid), nil)
 	if resp.StatusCode != http.StatusNotFound {
-		h.Failf("after DELETE the session id still got HTTP %d, want 404: %s", resp.StatusCode, clip(body))
+		h.Failf("after DELETE the session id still got HTTP %d, want 404: %s", resp.StatusCode, Clip(body))
 	}
 }
 
@@ -131,7 +131,7 @@ func sessionExpired(h *H) {
 	}
 	resp, body := rawPing(h, c, sessionHeaders(c, sid), nil)
 	if resp.StatusCode != http.StatusNotFound {
-		h.Failf("after %s idle (sessionTTL %s) the session id got HTTP %d, want 404: %s", idle, ttl, resp.StatusCode, clip(body))
+		h.Failf("after %s idle (sessionTTL %s) the session id got HTTP %d, want 404: %s", idle, ttl, resp.StatusCode, Clip(body))
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
 	defer cancel()

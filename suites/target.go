@@ -117,7 +117,7 @@ func (m *Manifest) Validate() error {
 		if r.Key == "" {
 			return errors.New("role mutation: no key (the argument that carries the idempotency key)")
 		}
-		if _, err := r.probe(); err != nil {
+		if _, err := r.MutationProbe(); err != nil {
 			return fmt.Errorf("role mutation: %w", err)
 		}
 	}

@@ -193,7 +193,7 @@ type tasker struct {
 
 // stdioTasker drives tasks over a stdio connection.
 func stdioTasker(h *H, c *Conn) *tasker {
-	return &tasker{h: h, modern: c.W.Session().Era == clients.EraModern, exitHint: c.exitHint,
+	return &tasker{h: h, modern: c.W.Session().Era == clients.EraModern, exitHint: c.ExitHint,
 		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (clients.Message, error) {
 			p, err := c.W.Start(ctx, id, method, params)
 			if err != nil {
@@ -205,7 +205,7 @@ func stdioTasker(h *H, c *Conn) *tasker {
 
 // httpTasker drives tasks through one HTTP wire client of c.
 func httpTasker(h *H, c *HConn, w *clients.HTTPWire) *tasker {
-	return &tasker{h: h, modern: w.Session().Era == clients.EraModern, exitHint: c.exitHint,
+	return &tasker{h: h, modern: w.Session().Era == clients.EraModern, exitHint: c.ExitHint,
 		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (clients.Message, error) {
 			call, err := w.Start(ctx, id, method, params)
 			if err != nil {
@@ -217,7 +217,7 @@ func httpTasker(h *H, c *HConn, w *clients.HTTPWire) *tasker {
 
 // taskCapable skips unless the negotiated server declares tasks for
 // tools/call (2025-11-25) or the tasks extension (2026-07-28).
-func (h *H) taskCapable() {
+func taskCapable(h *H) {
 	var caps struct {
 		Tasks *struct {
 			Requests struct {
@@ -241,8 +241,8 @@ func (h *H) taskCapable() {
 }
 
 // tasks connects to the target on its transport and returns a tasker.
-func (h *H) tasks() *tasker {
-	h.taskCapable()
+func tasks(h *H) *tasker {
+	taskCapable(h)
 	if h.target.Transport == "http" {
 		c := h.ConnectHTTP()
 		return httpTasker(h, c, c.W)
@@ -269,7 +269,7 @@ func (t *tasker) exchange(method string, params map[string]any, d time.Duration)
 	id := jsonrpc.StringID(fmt.Sprintf("task-%d", t.n))
 	m, err := t.start(ctx, id, method, t.params(params))
 	if err != nil {
-		t.h.failServer("%s: no response for id %s: %v%s", method, id, err, t.exitHint())
+		t.h.FailServer("%s: no response for id %s: %v%s", method, id, err, t.exitHint())
 	}
 	return m
 }
@@ -346,17 +346,6 @@ func pollGap(s taskState) time.Duration {
 	return min(max(s.Poll, minTaskPoll), maxTaskPoll)
 }
 
-// sleep waits d or until the check's context ends.
-func (h *H) sleep(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-h.ctx.Done():
-		h.Errorf("interrupted while polling: %v", h.ctx.Err())
-	}
-}
-
 // observation is one tasks/get answer.
 type observation struct {
 	status string
@@ -398,7 +387,7 @@ func (t *tasker) watch(states []taskState, extra int, why string) [][]observatio
 			}
 			t.h.Failf("tasks not terminal %s after %s (last statuses %v)", why, t.h.cfg.CallTimeout, last)
 		}
-		t.h.sleep(gap)
+		t.h.Sleep(gap)
 	}
 }
 
@@ -436,7 +425,7 @@ func isEmptyAck(raw json.RawMessage) (bool, string) {
 }
 
 func taskCancelTerminal(h *H) {
-	t := h.tasks()
+	t := tasks(h)
 	a, _ := t.create()
 	m := t.cancel(a.ID)
 	if m.Env.Kind != jsonrpc.Response {
@@ -464,7 +453,7 @@ func taskCancelTerminal(h *H) {
 }
 
 func taskTerminalFinal(h *H) {
-	t := h.tasks()
+	t := tasks(h)
 	a, _ := t.create()
 	b, _ := t.create()
 	if m := t.cancel(a.ID); m.Env.Kind != jsonrpc.Response {
@@ -487,7 +476,7 @@ func taskTerminalFinal(h *H) {
 }
 
 func taskCancelTerminalError(h *H) {
-	t := h.tasks()
+	t := tasks(h)
 	a, _ := t.create()
 	obs := t.watch([]taskState{a}, 0, "while waiting for it to finish")
 	final := obs[0][len(obs[0])-1].status
@@ -505,7 +494,7 @@ func taskCancelTerminalError(h *H) {
 }
 
 func taskSurvivesDisconnect(h *H) {
-	h.taskCapable()
+	taskCapable(h)
 	c := h.ConnectHTTP()
 	sess, sid := c.W.Session(), c.W.SessionID()
 	first := httpTasker(h, c, c.W)
@@ -529,7 +518,7 @@ func taskSurvivesDisconnect(h *H) {
 }
 
 func taskTTLReported(h *H) {
-	t := h.tasks()
+	t := tasks(h)
 	a, cm := t.create()
 	ttlName := "ttl"
 	if t.modern {
@@ -588,7 +577,7 @@ func isTimestamp(s string) bool {
 func rawText(m clients.Message) string { return strings.TrimSpace(string(m.Raw)) }
 
 func taskProgressStops(h *H) {
-	h.taskCapable()
+	taskCapable(h)
 	var (
 		c msgConn
 		t *tasker
@@ -627,7 +616,7 @@ func taskProgressStops(h *H) {
 		if time.Now().After(deadline) {
 			h.Skip(fmt.Sprintf("the task sent no progress for its token within %s (progress is optional)", h.cfg.CallTimeout))
 		}
-		h.sleep(pollGap(g))
+		h.Sleep(pollGap(g))
 	}
 	if m := t.cancel(a.ID); m.Env.Kind != jsonrpc.Response {
 		h.Failf("tasks/cancel of the working task %s was rejected: %s", a.ID, rawText(m))

@@ -35,7 +35,7 @@ func TestTaskCapable(t *testing.T) {
 						v = r
 					}
 				}()
-				h.taskCapable()
+				taskCapable(h)
 				return verdict{status: reports.Pass}
 			}()
 			switch {

@@ -48,7 +48,7 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 		if err != nil {
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
-		defer c.close()
+		defer c.Close()
 		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
 			return c.W.Call(ctx, "tools/list", p)
 		}
@@ -58,7 +58,7 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 		if err != nil {
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
-		defer c.close()
+		defer c.Close()
 		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
 			return c.W.Call(ctx, "tools/list", p)
 		}

@@ -18,15 +18,15 @@ import (
 // are about messages (cancellation by notification, progress, JSON-RPC
 // errors) run on it unchanged.
 
-// customTransports is the specification page that lets a transport other
+// CustomTransports is the specification page that lets a transport other
 // than stdio and Streamable HTTP exist, and says what it must keep.
-const customTransports = "specification/2026-07-28/basic/transports/index.mdx"
+const CustomTransports = "specification/2026-07-28/basic/transports/index.mdx"
 
-// customTransportsPage is the page of version v with the Custom Transports
+// CustomTransportsPage is the page of version v with the Custom Transports
 // section: transports/index.mdx in 2026-07-28, transports.mdx before.
-func customTransportsPage(v string) string {
+func CustomTransportsPage(v string) string {
 	if v == "" || v >= "2026-07-28" {
-		return customTransports
+		return CustomTransports
 	}
 	return "specification/" + v + "/basic/transports.mdx"
 }
@@ -57,7 +57,7 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 	c.Proc = proc
 	rs := faultproxy.NewRules()
 	if err := rs.Set(rules...); err != nil {
-		c.close()
+		c.Close()
 		return nil, false, fmt.Errorf("install rules: %w", err)
 	}
 	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr}
@@ -66,7 +66,7 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 	}
 	c.WS, err = faultproxy.StartWebSocket(context.Background(), po)
 	if err != nil {
-		c.close()
+		c.Close()
 		return nil, false, err
 	}
 	c.W, err = clients.DialWebSocket(ctx, c.WS.URL(), nil, clients.WireOptions{ClientName: "mcp-conform"})
@@ -74,17 +74,17 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 		// A server that could not bind its port exits; whoever answered
 		// on the port is a stranger, and another port may do.
 		retry := proc != nil && exitsWithin(proc, 2*time.Second)
-		err = fmt.Errorf("%w%s", err, c.exitHint())
-		c.close()
+		err = fmt.Errorf("%w%s", err, c.ExitHint())
+		c.Close()
 		return nil, retry, withTranscript(err, tr)
 	}
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = startHint(err, c.exitHint)
+		err = startHint(err, c.ExitHint)
 		if h == nil {
-			c.close()
+			c.Close()
 			return nil, false, withTranscript(err, tr)
 		}
 		return nil, false, err
@@ -92,9 +92,9 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 	return c, false, nil
 }
 
-// exitHint says how the server ended, when it has: the stdio child, or
+// ExitHint says how the server ended, when it has: the stdio child, or
 // the process a WebSocket manifest started.
-func (c *Conn) exitHint() string {
+func (c *Conn) ExitHint() string {
 	if c.Link != nil {
 		return exitHint(c.Link)
 	}
@@ -111,9 +111,9 @@ func (c *Conn) exitHint() string {
 	}
 }
 
-// exited is closed when the server ends: the stdio child, or the process
+// Exited is closed when the server ends: the stdio child, or the process
 // a WebSocket manifest started (nil, never closed, when there is none).
-func (c *Conn) exited() <-chan struct{} {
+func (c *Conn) Exited() <-chan struct{} {
 	switch {
 	case c.Link != nil:
 		return c.Link.Exited()
@@ -123,16 +123,16 @@ func (c *Conn) exited() <-chan struct{} {
 	return nil
 }
 
-// proxyTranscript is the transcript of the connection's fault proxy.
-func (c *Conn) proxyTranscript() *faultproxy.Transcript {
+// Transcript is the transcript of the connection's fault proxy.
+func (c *Conn) Transcript() *faultproxy.Transcript {
 	if c.WS != nil {
 		return c.WS.Transcript()
 	}
 	return c.Link.Transcript()
 }
 
-// waitPassed blocks until the proxy delivered a message satisfying m.
-func (c *Conn) waitPassed(ctx context.Context, m faultproxy.Match) error {
+// WaitPassed blocks until the proxy delivered a message satisfying m.
+func (c *Conn) WaitPassed(ctx context.Context, m faultproxy.Match) error {
 	if c.WS != nil {
 		return c.WS.WaitPassed(ctx, m)
 	}
