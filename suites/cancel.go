@@ -158,7 +158,7 @@ var checkHTTPDisconnect = register(&Check{
 // cancelPatternShould is the 2026-07-28 cancellation pattern's rule for a
 // server that received notifications/cancelled, on a transport the stdio
 // page does not bind (a custom transport such as WebSocket): SHOULD.
-var cancelPatternShould = Rule{Level: reports.Should, Spec: cancelModern, Also: []string{CustomTransports},
+var cancelPatternShould = Rule{Level: reports.Should, Spec: cancelModern, Also: []string{customTransports},
 	Clause: "Servers receiving cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports/index.mdx: a custom transport MUST preserve the JSON-RPC message format, the message patterns, and the per-request metadata model; the stdio page's MUST NOT binds stdio only]"}
 
 // registerCancel declares the CANCEL specs.
@@ -191,16 +191,16 @@ func registerHTTPCancel() {
 func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID, int, bool) {
 	id := jsonrpc.StringID(name + "-1")
 	c.startRole("slow", id, token)
-	first, ok := c.waitFirst(0, h.cfg.CallTimeout, func(m clients.Message) bool {
+	first, ok := c.waitFirst(0, h.Cfg().CallTimeout, func(m clients.Message) bool {
 		return (m.Env.Method == "notifications/progress" && m.Env.ProgressToken == token) ||
 			(m.Env.Kind.IsReply() && m.Env.ID == id)
 	})
 	if !ok {
-		h.FailServer("request %s got neither progress nor a response %s", id, c.silence(h.cfg.CallTimeout))
+		h.FailServer("request %s got neither progress nor a response %s", id, c.silence(h.Cfg().CallTimeout))
 	}
 	if first.Env.Method == "notifications/progress" {
 		mark := c.length()
-		c.notify(CancelNotification(id, "mcp-conform: cancelled in flight"))
+		c.notify(cancelNotification(id, "mcp-conform: cancelled in flight"))
 		return id, mark, true
 	}
 	h.Notef("request %s completed with no progress for its token; cancelling a second call as soon as the server has read it", id)
@@ -211,12 +211,12 @@ func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID,
 	if early := repliesSince(c, 0, id); len(early) > 0 {
 		h.Errorf("the slow role completed before a ping round trip; give it more steps or a longer duration (response: %s)", early[0].Raw)
 	}
-	c.notify(CancelNotification(id, "mcp-conform: cancelled in flight"))
+	c.notify(cancelNotification(id, "mcp-conform: cancelled in flight"))
 	return id, mark, false
 }
 
 func cancelSuppress(h *H) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	id, mark, _ := cancelInFlight(h, c, "cancel-suppress", jsonrpc.StringID("cancel-suppress-token"))
 	// A control call started after the cancellation ends after the
 	// cancelled one would have: its response bounds the wait, no sleep.
@@ -230,15 +230,15 @@ func cancelSuppress(h *H) {
 
 func cancelCompletionWins(h *H) {
 	id := jsonrpc.StringID("completion-wins-1")
-	c := h.ConnectMsg(faultproxy.Rule{
+	c := connectMsg(h, faultproxy.Rule{
 		Name:  "hold-cancel-until-response",
 		Match: faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled", CancelledID: id},
-		Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: id}, Max: h.cfg.CallTimeout},
+		Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: id}, Max: h.Cfg().CallTimeout},
 	})
 	p := c.startRole("slow", id, jsonrpc.StringID("completion-wins-token"))
 	// Over HTTP the held notification's POST returns only when the hold
 	// ends: it is sent on its own goroutine.
-	sent := c.notifyAsync(CancelNotification(id, "mcp-conform: late cancellation"))
+	sent := c.notifyAsync(cancelNotification(id, "mcp-conform: late cancellation"))
 	resp := c.await(p, "the call whose cancellation was held back")
 	if !resp.Env.Kind.IsReply() {
 		h.Errorf("unexpected reply %s", resp.Raw)
@@ -270,7 +270,7 @@ var malformedCancellations = []string{
 // to one of them breaks the MUST NOT (FAIL); an in-flight call they
 // disturbed breaks only the SHOULD (WARN).
 func cancelIgnored(h *H, malformed []string) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	id := jsonrpc.StringID("cancel-ignored-1")
 	token := jsonrpc.StringID("cancel-ignored-token")
 	p := c.startRole("slow", id, token)
@@ -315,7 +315,7 @@ func assertNoStrayReplies(h *H, c msgConn, from int, ping jsonrpc.ID, what strin
 }
 
 func noServerCancel(h *H) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	id := jsonrpc.StringID("no-server-cancel-1")
 	p := c.startRole("slow", id, jsonrpc.StringID("no-server-cancel-token"))
 	c.await(p, "the slow call")
@@ -376,8 +376,8 @@ func httpNotificationCancels(h *H) {
 	if err != nil || how != "notification" {
 		h.Failf("cancellation notification not accepted: %s %v", how, err)
 	}
-	if !waitEnded(h.ctx, call, h.cfg.OpTimeout) {
-		h.Failf("the request's event stream stayed open %s after notifications/cancelled", h.cfg.OpTimeout)
+	if !waitEnded(h.Ctx(), call, h.Cfg().OpTimeout) {
+		h.Failf("the request's event stream stayed open %s after notifications/cancelled", h.Cfg().OpTimeout)
 	}
 	if m, ok := call.Response(); ok {
 		h.Failf("the server answered the cancelled request: %s", m.Raw)
@@ -407,7 +407,7 @@ func httpDisconnectIsNotCancel(h *H) {
 		// loaded machine its last step may trail the control's by a few
 		// milliseconds: wait (bounded) until the probe says it ended.
 		after := c.Probe(tool, tag)
-		for deadline := time.Now().Add(h.cfg.OpTimeout); !after.Finished && !after.Cancelled && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(h.Cfg().OpTimeout); !after.Finished && !after.Cancelled && time.Now().Before(deadline); {
 			h.Sleep(20 * time.Millisecond)
 			after = c.Probe(tool, tag)
 		}
@@ -422,7 +422,7 @@ func httpDisconnectIsNotCancel(h *H) {
 	if last == "" || c.W.SessionID() == "" {
 		h.Skip("the slow role declares no probe (probe: {tool, tag}) and the server's events carry no ids to resume the disconnected stream: whether the work went on is not observable")
 	}
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
 	defer cancel()
 	g, err := c.W.OpenGET(ctx, last)
 	if err != nil {
@@ -432,12 +432,12 @@ func httpDisconnectIsNotCancel(h *H) {
 	if g.Status() != http.StatusOK || !g.IsSSE() {
 		h.Skip(fmt.Sprintf("no probe, and the server answered the resumption with HTTP %d: whether the work went on is not observable", g.Status()))
 	}
-	e, ok := c.WaitEvent(g, h.cfg.OpTimeout, IsReplyTo(id))
+	e, ok := c.WaitEvent(g, h.Cfg().OpTimeout, isReplyTo(id))
 	if !ok {
-		h.Skip(fmt.Sprintf("no probe, and the resumed stream carried no response for the disconnected call within %s: whether the work went on is not observable", h.cfg.OpTimeout))
+		h.Skip(fmt.Sprintf("no probe, and the resumed stream carried no response for the disconnected call within %s: whether the work went on is not observable", h.Cfg().OpTimeout))
 	}
 	if callSucceeded(control.Raw) && !callSucceeded([]byte(e.Data)) {
-		h.Failf("the work stopped when the client disconnected, as if cancelled: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", Clip([]byte(e.Data)), Clip(control.Raw))
+		h.Failf("the work stopped when the client disconnected, as if cancelled: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip([]byte(e.Data)), clip(control.Raw))
 	}
-	h.Notef("without a probe: the resumed call's outcome %s matches the control call's", Clip([]byte(e.Data)))
+	h.Notef("without a probe: the resumed call's outcome %s matches the control call's", clip([]byte(e.Data)))
 }

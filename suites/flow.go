@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -154,35 +153,9 @@ func (c *gatedConn) Close() error {
 
 // connectGated is Connect with a client whose reading a gate controls.
 func connectGated(h *H, g *gate, rules ...faultproxy.Rule) *Conn {
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	defer cancel()
-	target, cleanup, err := expandTarget(h.target, h)
-	if err != nil {
-		h.Errorf("start target: %v", err)
-	}
-	argv, env, err := resolveCommand(target)
-	if err != nil {
-		h.Errorf("start target: %v", err)
-	}
-	rs := faultproxy.NewRules()
-	if err := rs.Set(rules...); err != nil {
-		h.Errorf("install rules: %v", err)
-	}
-	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: target.Dir, Rules: rs}
-	if h.cfg.Verbose {
-		opts.StderrTee = os.Stderr
-	}
-	link, err := faultproxy.StartStdio(context.Background(), opts)
-	if err != nil {
-		cleanup()
-		h.Errorf("start target: %v", err)
-	}
-	c := &Conn{Link: link, W: clients.NewWire(&gatedConn{ReadWriteCloser: link.Client(), g: g}, clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
-	h.conns = append(h.conns, c)
-	if err := settle(ctx, c.W, h.cfg, target, h.session); err != nil {
-		h.Errorf("start target: %v%s", err, exitHint(link))
-	}
-	return c
+	return h.ConnectWrapped(func(rw io.ReadWriteCloser) io.ReadWriteCloser {
+		return &gatedConn{ReadWriteCloser: rw, g: g}
+	}, rules...)
 }
 
 // ---- judging a flood ----
@@ -246,7 +219,7 @@ func floodCount(r Role) string {
 // ---- FLOW-FINAL-ARRIVES ----
 
 func flowFinalArrives(h *H) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		flowFinalHTTP(h)
 		return
 	}
@@ -260,15 +233,15 @@ func flowFinalArrives(h *H) {
 	resume := time.AfterFunc(flowStall, g.resume)
 	defer resume.Stop()
 	isFinal := func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id }
-	m, ok := c.WaitFirst(from, h.cfg.CallTimeout, func(m clients.Message) bool {
+	m, ok := c.WaitFirst(from, h.Cfg().CallTimeout, func(m clients.Message) bool {
 		return isFinal(m) || isLastProgress(m.Env, m.Raw, token)
 	})
 	if !ok {
-		h.Failf("the flood got neither its last progress nor its final response %s after a %s reading stall", c.Silence(h.cfg.CallTimeout), flowStall)
+		h.Failf("the flood got neither its last progress nor its final response %s after a %s reading stall", c.Silence(h.Cfg().CallTimeout), flowStall)
 	}
 	if !isFinal(m) {
-		if _, ok := c.WaitFirst(m.Seq+1, h.cfg.OpTimeout, isFinal); !ok {
-			h.Failf("the final response to %s never arrived after a %s reading stall: the last progress came (%s), then nothing %s", id, flowStall, m.Raw, c.Silence(h.cfg.OpTimeout))
+		if _, ok := c.WaitFirst(m.Seq+1, h.Cfg().OpTimeout, isFinal); !ok {
+			h.Failf("the final response to %s never arrived after a %s reading stall: the last progress came (%s), then nothing %s", id, flowStall, m.Raw, c.Silence(h.Cfg().OpTimeout))
 		}
 	}
 	c.Ping("after the flood")
@@ -292,15 +265,15 @@ func flowFinalHTTP(h *H) {
 	c.Proxy.Transcript().SetLimit(flowTranscriptLimit)
 	call, st, how, done := floodStalled(h, c, id, token)
 	defer done()
-	isFinal := IsReplyTo(id)
-	e, ok := c.WaitEvent(call, h.cfg.CallTimeout, func(e clients.StreamEvent) bool {
+	isFinal := isReplyTo(id)
+	e, ok := c.WaitEvent(call, h.Cfg().CallTimeout, func(e clients.StreamEvent) bool {
 		return isFinal(e) || (e.HasData && isLastProgress(jsonrpc.Parse([]byte(e.Data)), []byte(e.Data), token))
 	})
 	if !ok {
-		h.Failf("the flood got neither its last progress nor its final response within %s after %s (stream: %v)%s", h.cfg.CallTimeout, how, call.EndErr(), c.ExitHint())
+		h.Failf("the flood got neither its last progress nor its final response within %s after %s (stream: %v)%s", h.Cfg().CallTimeout, how, call.EndErr(), c.ExitHint())
 	}
 	if !isFinal(e) {
-		if _, ok := c.WaitEvent(call, h.cfg.OpTimeout, isFinal); !ok {
+		if _, ok := c.WaitEvent(call, h.Cfg().OpTimeout, isFinal); !ok {
 			h.Failf("the final response to %s never arrived after %s: the last progress came (%s), then the stream %s (probe %+v)", id, how, e.Data, streamEnd(call), st)
 		}
 	}
@@ -321,8 +294,8 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	g := newGate()
 	fw := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform", Client: gatedHTTPClient(g)})
 	done = func() { g.release(); _ = fw.Close() }
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	err := settle(ctx, fw, h.cfg, h.target, h.session)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().StartTimeout)
+	err := h.Settle(ctx, fw)
 	cancel()
 	if err != nil {
 		done()
@@ -341,7 +314,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 		args[k] = v
 	}
 	g.stop()
-	call, err = fw.Start(h.ctx, id, "tools/call", fw.ProgressParams(token, map[string]any{"name": h.Role("flood").Tool, "arguments": args}))
+	call, err = fw.Start(h.Ctx(), id, "tools/call", fw.ProgressParams(token, map[string]any{"name": h.Role("flood").Tool, "arguments": args}))
 	if err != nil {
 		done()
 		h.FailServer("tools/call %s: %v%s", h.Role("flood").Tool, err, c.ExitHint())
@@ -351,7 +324,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 		t := time.NewTimer(flowStall)
 		select {
 		case <-t.C:
-		case <-h.ctx.Done():
+		case <-h.Ctx().Done():
 		}
 		t.Stop()
 		g.resume()
@@ -360,15 +333,15 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	if c.W.Session().Era != clients.EraModern {
 		// The probing client's 2025 session may have idled out while the
 		// flood's own client was set up: open a fresh one.
-		ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-		err := settle(ctx, c.W, h.cfg, h.target, h.session)
+		ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().StartTimeout)
+		err := h.Settle(ctx, c.W)
 		cancel()
 		if err != nil {
 			done()
 			h.FailServer("the server did not accept a new session to probe the flood: %v%s", err, c.ExitHint())
 		}
 	}
-	deadline := time.Now().Add(h.cfg.CallTimeout)
+	deadline := time.Now().Add(h.Cfg().CallTimeout)
 	for {
 		st = floodProbe(h, c, tool, tag)
 		if st.Finished || st.Cancelled || time.Now().After(deadline) {
@@ -377,7 +350,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 		t := time.NewTimer(20 * time.Millisecond)
 		select {
 		case <-t.C:
-		case <-h.ctx.Done():
+		case <-h.Ctx().Done():
 			t.Stop()
 			done()
 			h.Errorf("interrupted while polling the probe")
@@ -394,7 +367,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 func httpBarrier(h *H, c *HConn, why string) {
 	if c.W.Session().Era != clients.EraModern {
 		ctx, cancel := h.Op()
-		err := settle(ctx, c.W, h.cfg, h.target, h.session)
+		err := h.Settle(ctx, c.W)
 		cancel()
 		if err != nil {
 			h.FailServer("the server did not accept a new session %s: %v%s", why, err, c.ExitHint())
@@ -435,7 +408,7 @@ func flowServerBounded(h *H) {
 	got := len(call.Messages())
 	done()
 	if !st.Finished {
-		h.Failf("the flood's work did not finish within %s while the consumer was stalled (probe %+v)", h.cfg.CallTimeout, st)
+		h.Failf("the flood's work did not finish within %s while the consumer was stalled (probe %+v)", h.Cfg().CallTimeout, st)
 	}
 	if st.BacklogPeak > flowBacklogBound {
 		h.Failf("the server held up to %d messages unsent for %s (bound %d): its queue grew with the flood of %s (the client had read %d; probe %+v)",
@@ -458,7 +431,7 @@ func floodProbe(h *H, c *HConn, tool, tag string) probeState {
 		}
 		if m.Env.Kind == jsonrpc.ErrorReply && c.W.Session().Era != clients.EraModern && retry == 0 {
 			ctx, cancel := h.Op()
-			err := settle(ctx, c.W, h.cfg, h.target, h.session)
+			err := h.Settle(ctx, c.W)
 			cancel()
 			if err != nil {
 				h.FailServer("the server did not accept a new session to probe the flood: %v%s", err, c.ExitHint())

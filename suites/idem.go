@@ -140,16 +140,16 @@ var (
 // idemConnect opens a connection to the target (a new server process when
 // the target has a command) with rules installed first.
 func idemConnect(h *H, rules ...faultproxy.Rule) *endpoint {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		c := h.ConnectHTTP(rules...)
-		return httpEndpoint(h.ctx, c, c.W)
+		return httpEndpoint(h.Ctx(), c, c.W)
 	}
 	return stdioEndpoint(h.Connect(rules...))
 }
 
 // call calls tool and ends the check when the server does not answer.
 func idemCall(h *H, e *endpoint, id jsonrpc.ID, tool string, args map[string]any, what string) ToolOutcome {
-	o, err := e.callTool(h.ctx, h.cfg.CallTimeout, id, tool, args)
+	o, err := e.CallTool(h.Ctx(), h.Cfg().CallTimeout, id, tool, args)
 	if err != nil {
 		h.FailServer("%s: %v", what, err)
 	}
@@ -162,14 +162,14 @@ func mutate(h *H, e *endpoint, id jsonrpc.ID, key, what string) ToolOutcome {
 	r := h.Role("mutation")
 	o := idemCall(h, e, id, r.Tool, r.MutationArgs(key), what)
 	if o.Failed() {
-		h.Errorf("%s: the mutation role's call was refused, so the check cannot run: %s", what, Clip(o.Msg.Raw))
+		h.Errorf("%s: the mutation role's call was refused, so the check cannot run: %s", what, clip(o.Msg.Raw))
 	}
 	return o
 }
 
 // executions reads the probe's count for key (or the total for "").
 func executions(h *H, e *endpoint, key string) float64 {
-	n, o, err := e.count(h.ctx, h.cfg.CallTimeout, h.Role("mutation"), key)
+	n, o, err := e.Count(h.Ctx(), h.Cfg().CallTimeout, h.Role("mutation"), key)
 	if err != nil {
 		if o.Msg.Raw == nil {
 			h.FailServer("probe: %v", err)
@@ -192,11 +192,11 @@ func resultBytes(o ToolOutcome) []byte {
 // message, and returns that message as the server sent it: the response
 // the client never saw, read from the transcript.
 func lostReply(h *H, e *endpoint, rule, fault string) ToolOutcome {
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
 	defer cancel()
-	o, err := faultedMessage(ctx, e.tr, rule, fault)
+	o, err := faultedMessage(ctx, e.Tr, rule, fault)
 	if err != nil {
-		h.FailServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.cfg.CallTimeout, e.exitHint())
+		h.FailServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.Cfg().CallTimeout, e.ExitHint())
 	}
 	return o
 }
@@ -229,11 +229,11 @@ func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault 
 func idemNaive(h *H) {
 	r := h.Role("mutation")
 	e := idemConnect(h, faultproxy.Rule{Name: "lose-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Drop{}})
-	tools, err := e.listTools(h.ctx, h.cfg.OpTimeout)
+	tools, err := e.ListTools(h.Ctx(), h.Cfg().OpTimeout)
 	if err != nil {
 		h.FailServer("%v", err)
 	}
-	tool, _ := FindTool(tools, r.Tool)
+	tool, _ := findTool(tools, r.Tool)
 	required := false
 	if s, ok := tool["inputSchema"].(map[string]any); ok {
 		req, _ := s["required"].([]any)
@@ -243,12 +243,12 @@ func idemNaive(h *H) {
 	// Every count is a difference of two readings: the probe may count per
 	// key or every execution, and the store may hold earlier work.
 	before1 := executions(h, e, key1)
-	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.MutationArgs(key1)); err != nil {
+	if _, err := e.StartTool(h.Ctx(), idFirst, r.Tool, r.MutationArgs(key1)); err != nil {
 		h.FailServer("%v", err)
 	}
 	first := lostReply(h, e, "lose-response", "drop")
 	if first.Failed() {
-		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", Clip(first.Msg.Raw))
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.Msg.Raw))
 	}
 	ran1 := executions(h, e, key1) - before1
 	args := r.MutationArgs(newKey("naive-2"))
@@ -258,14 +258,14 @@ func idemNaive(h *H) {
 		delete(args, r.Key)
 		how = "a new id and no key"
 		retryKey = ""
-		if _, _, err := e.count(h.ctx, h.cfg.CallTimeout, r, ""); err != nil {
+		if _, _, err := e.Count(h.Ctx(), h.Cfg().CallTimeout, r, ""); err != nil {
 			h.Skip("the probe gives no total without a key, so a keyless retry cannot be counted: " + err.Error())
 		}
 	}
 	before2 := executions(h, e, retryKey)
-	retry := idemCall(h, e, e.newID(), r.Tool, args, "naive retry")
+	retry := idemCall(h, e, e.NewID(), r.Tool, args, "naive retry")
 	if retry.Failed() {
-		h.Notef("baseline: the naive retry (%s) was refused: %s", how, Clip(retry.Msg.Raw))
+		h.Notef("baseline: the naive retry (%s) was refused: %s", how, clip(retry.Msg.Raw))
 		return
 	}
 	ran := ran1 + executions(h, e, retryKey) - before2
@@ -284,14 +284,14 @@ func idemLostResponse(h *H) {
 	// every execution, and the store may hold earlier work. The check
 	// judges what changed.
 	before := executions(h, e, key)
-	if _, err := e.startTool(h.ctx, idFirst, r.Tool, r.MutationArgs(key)); err != nil {
+	if _, err := e.StartTool(h.Ctx(), idFirst, r.Tool, r.MutationArgs(key)); err != nil {
 		h.FailServer("%v", err)
 	}
 	first := lostReply(h, e, "lose-response", "drop")
 	if first.Failed() {
-		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", Clip(first.Msg.Raw))
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.Msg.Raw))
 	}
-	retry := idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), "retry after the lost response")
+	retry := idemCall(h, e, e.NewID(), r.Tool, r.MutationArgs(key), "retry after the lost response")
 	if retry.Failed() {
 		h.Failf("the retry with the same key after a lost response was refused (the effect had committed): %s", string(retry.Msg.Raw))
 	}
@@ -299,9 +299,9 @@ func idemLostResponse(h *H) {
 		h.Failf("after a lost response and one retry with the same key %s, the probe counts %v executions since before the first call (want 1): the effect ran again; retry answered %s", key, n, string(retry.Msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
-		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", Clip(b), Clip(a))
+		h.Failf("the retry returned %s, but the lost response carried %s: not the same result", clip(b), clip(a))
 	}
-	h.Notef("1 execution; the retry returned the lost response's result %s", Clip(resultBytes(retry)))
+	h.Notef("1 execution; the retry returned the lost response's result %s", clip(resultBytes(retry)))
 	h.RecordIdem(r.Tool, "IDEM-LOST-RESPONSE: a retry after a lost response returned the stored result, 1 execution")
 }
 
@@ -337,35 +337,35 @@ func idemKeyReuse(h *H) {
 	}
 	e := idemConnect(h)
 	key := newKey("reuse")
-	first := mutate(h, e, e.newID(), key, "first call")
+	first := mutate(h, e, e.NewID(), key, "first call")
 	n1 := executions(h, e, key)
 	other[r.Key] = key
-	reuse := idemCall(h, e, e.newID(), r.Tool, other, "same key, other arguments")
+	reuse := idemCall(h, e, e.NewID(), r.Tool, other, "same key, other arguments")
 	if !reuse.Failed() {
 		h.Failf("the same key %s with different arguments was accepted: %s (want an error or an isError result)", key, string(reuse.Msg.Raw))
 	}
 	if n2 := executions(h, e, key); n2 != n1 {
 		h.Failf("the refused call with a reused key still ran the effect: executions %v → %v", n1, n2)
 	}
-	replay := idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), "replay with the first arguments")
+	replay := idemCall(h, e, e.NewID(), r.Tool, r.MutationArgs(key), "replay with the first arguments")
 	if replay.Failed() {
 		h.Failf("after the refused reuse, a replay with the first arguments was refused: %s", string(replay.Msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(replay); !bytes.Equal(a, b) {
-		h.Failf("after the refused reuse the stored result changed: the replay returned %s, the first call %s", Clip(b), Clip(a))
+		h.Failf("after the refused reuse the stored result changed: the replay returned %s, the first call %s", clip(b), clip(a))
 	}
 	h.RecordIdem(r.Tool, "IDEM-KEY-REUSE: the same key with other arguments was refused")
 }
 
 func idemConcurrent(h *H) {
 	r := h.Role("mutation")
-	barrier := faultproxy.NewBarrier(2, h.cfg.OpTimeout)
+	barrier := faultproxy.NewBarrier(2, h.Cfg().OpTimeout)
 	rule := faultproxy.Rule{Name: "race", Match: faultproxy.Match{Dir: faultproxy.ClientToServer, ID: idRace}, Fault: barrier}
 	var e1, e2 *endpoint
 	how := "two server processes"
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		c := h.ConnectHTTP(rule)
-		e1, e2 = httpEndpoint(h.ctx, c, c.W), httpEndpoint(h.ctx, c, h.SecondSession(c))
+		e1, e2 = httpEndpoint(h.Ctx(), c, c.W), httpEndpoint(h.Ctx(), c, h.SecondSession(c))
 		how = "two HTTP sessions"
 	} else {
 		e1, e2 = idemConnect(h, rule), idemConnect(h, rule)
@@ -385,12 +385,12 @@ func idemConcurrent(h *H) {
 	answers := [2]chan answer{make(chan answer, 1), make(chan answer, 1)}
 	for i, e := range []*endpoint{e1, e2} {
 		go func() {
-			w, err := e.startTool(h.ctx, idRace, r.Tool, r.MutationArgs(key))
+			w, err := e.StartTool(h.Ctx(), idRace, r.Tool, r.MutationArgs(key))
 			if err != nil {
 				answers[i] <- answer{err: err}
 				return
 			}
-			o, err := e.await(h.ctx, h.cfg.CallTimeout, w)
+			o, err := e.Await(h.Ctx(), h.Cfg().CallTimeout, w)
 			answers[i] <- answer{o, err}
 		}()
 	}
@@ -412,17 +412,17 @@ func idemConcurrent(h *H) {
 	for i, o := range []*ToolOutcome{&o1, &o2} {
 		if o.Failed() {
 			e := []*endpoint{e1, e2}[i]
-			h.Notef("caller %d was refused while the other held the key (%s); it retried with the same key", i+1, Clip(o.Msg.Raw))
-			*o = idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), "retry of the refused racing call")
+			h.Notef("caller %d was refused while the other held the key (%s); it retried with the same key", i+1, clip(o.Msg.Raw))
+			*o = idemCall(h, e, e.NewID(), r.Tool, r.MutationArgs(key), "retry of the refused racing call")
 			if o.Failed() {
 				h.Failf("caller %d never saw the committed result: its retry with the same key was refused too: %s", i+1, string(o.Msg.Raw))
 			}
 		}
 	}
 	if a, b := resultBytes(o1), resultBytes(o2); !bytes.Equal(a, b) {
-		h.Failf("the two racing callers saw different results: %s and %s", Clip(a), Clip(b))
+		h.Failf("the two racing callers saw different results: %s and %s", clip(a), clip(b))
 	}
-	h.Notef("%s released together: 1 execution, both saw %s", how, Clip(resultBytes(o1)))
+	h.Notef("%s released together: 1 execution, both saw %s", how, clip(resultBytes(o1)))
 	h.RecordIdem(r.Tool, "IDEM-CONCURRENT: two racing connections, 1 execution")
 }
 
@@ -436,7 +436,7 @@ func establishShared(h *H, e1, e2 *endpoint, how string) {
 	r := h.Role("mutation")
 	k := newKey("shared")
 	b1, b2 := executions(h, e1, k), executions(h, e2, k)
-	committed := mutate(h, e1, e1.newID(), k, "the call that establishes shared state")
+	committed := mutate(h, e1, e1.NewID(), k, "the call that establishes shared state")
 	d1, d2 := executions(h, e1, k)-b1, executions(h, e2, k)-b2
 	if d1 != 1 {
 		h.Errorf("the probe counted %v executions for one keyed call on the connection that made it (want 1): it does not observe the effect, so the race cannot be judged", d1)
@@ -445,13 +445,13 @@ func establishShared(h *H, e1, e2 *endpoint, how string) {
 	if d2 != d1 {
 		missing = append(missing, fmt.Sprintf("the probe of the second connection counts %v executions for it (the first counts %v)", d2, d1))
 	}
-	if _, ok := h.target.Roles["lookup"]; ok {
+	if _, ok := h.Target().Roles["lookup"]; ok {
 		if found, o := lookupFinds(h, e2, k); !found {
-			missing = append(missing, fmt.Sprintf("the lookup role on the second connection does not find it (%s)", Clip(resultBytes(o))))
+			missing = append(missing, fmt.Sprintf("the lookup role on the second connection does not find it (%s)", clip(resultBytes(o))))
 		}
 	}
 	if len(missing) == 0 {
-		h.Notef("%s share state: key %s committed through the first (%s) is seen through the second", how, k, Clip(resultBytes(committed)))
+		h.Notef("%s share state: key %s committed through the first (%s) is seen through the second", how, k, clip(resultBytes(committed)))
 		return
 	}
 	why := fmt.Sprintf("%s do not share state: key %s was committed through the first, but %s", how, k, strings.Join(missing, "; "))
@@ -465,7 +465,7 @@ func establishShared(h *H, e1, e2 *endpoint, how string) {
 // refused or answers found: false.
 func lookupFinds(h *H, e *endpoint, key string) (bool, ToolOutcome) {
 	r, look := h.Role("mutation"), h.Role("lookup")
-	o := idemCall(h, e, e.newID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
+	o := idemCall(h, e, e.NewID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
 	var obj map[string]any
 	_ = json.Unmarshal(o.Structured, &obj)
 	return !o.Failed() && obj["found"] != false, o
@@ -474,9 +474,9 @@ func lookupFinds(h *H, e *endpoint, key string) (bool, ToolOutcome) {
 func idemRestart(h *H) {
 	r := h.Role("mutation")
 	switch {
-	case !h.target.Restart:
+	case !h.Target().Restart:
 		h.Skip("the target manifest does not declare restart: true")
-	case len(h.target.Command) == 0:
+	case len(h.Target().Command) == 0:
 		h.Skip("the target has no command to start it again (a --url target)")
 	}
 	e1 := idemConnect(h, faultproxy.Rule{Name: "kill-on-response", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Crash{}})
@@ -484,18 +484,18 @@ func idemRestart(h *H) {
 	// Read before the first call: the probe may count per key or every
 	// execution, and the store may hold earlier work.
 	before := executions(h, e1, key)
-	if _, err := e1.startTool(h.ctx, idFirst, r.Tool, r.MutationArgs(key)); err != nil {
+	if _, err := e1.StartTool(h.Ctx(), idFirst, r.Tool, r.MutationArgs(key)); err != nil {
 		h.FailServer("%v", err)
 	}
 	first := lostReply(h, e1, "kill-on-response", "crash")
 	if first.Failed() {
-		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", Clip(first.Msg.Raw))
+		h.Errorf("the mutation role's call was refused, so the check cannot run: %s", clip(first.Msg.Raw))
 	}
-	if e1.exited != nil {
+	if e1.Exited != nil {
 		select {
-		case <-e1.exited:
-		case <-time.After(h.cfg.OpTimeout):
-			h.Errorf("the server did not exit within %s of SIGKILL", h.cfg.OpTimeout)
+		case <-e1.Exited:
+		case <-time.After(h.Cfg().OpTimeout):
+			h.Errorf("the server did not exit within %s of SIGKILL", h.Cfg().OpTimeout)
 		}
 	}
 	e2 := idemConnect(h)
@@ -507,14 +507,14 @@ func idemRestart(h *H) {
 	if restarted-before < 1 {
 		h.Failf("after a SIGKILL between commit and response and a restart, the probe counts %v executions (%v before the call): the execution committed before the kill was forgotten (the ledger is not durable)", restarted, before)
 	}
-	if _, ok := h.target.Roles["lookup"]; ok {
+	if _, ok := h.Target().Roles["lookup"]; ok {
 		found, o := lookupFinds(h, e2, key)
 		if !found {
 			h.Failf("reconciliation by key failed after the restart, before any retry: lookup %s answered %s (the operation committed before the kill is unknown)", h.Role("lookup").Tool, string(o.Msg.Raw))
 		}
-		h.Notef("before the retry, lookup by key found it: %s", Clip(resultBytes(o)))
+		h.Notef("before the retry, lookup by key found it: %s", clip(resultBytes(o)))
 	}
-	retry := idemCall(h, e2, e2.newID(), r.Tool, r.MutationArgs(key), "retry after the restart")
+	retry := idemCall(h, e2, e2.NewID(), r.Tool, r.MutationArgs(key), "retry after the restart")
 	if retry.Failed() {
 		h.Failf("after the restart, the retry with the same key was refused (the effect had committed before the kill): %s", string(retry.Msg.Raw))
 	}
@@ -522,7 +522,7 @@ func idemRestart(h *H) {
 		h.Failf("after a SIGKILL between commit and response and a restart, the retry with key %s ran the effect again: the probe counts %v before the call, %v after the restart, %v after the retry (want 1 execution in all); retry answered %s", key, before, restarted, n, string(retry.Msg.Raw))
 	}
 	if a, b := resultBytes(first), resultBytes(retry); !bytes.Equal(a, b) {
-		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", Clip(b), Clip(a))
+		h.Failf("after the restart the retry returned %s, but the response lost with the killed server carried %s", clip(b), clip(a))
 	}
 	h.RecordIdem(r.Tool, "IDEM-RESTART: the stored result survived a SIGKILL between commit and response")
 }
@@ -531,14 +531,14 @@ func idemReplay(h *H) {
 	r := h.Role("mutation")
 	e := idemConnect(h)
 	key := newKey("replay")
-	first := mutate(h, e, e.newID(), key, "first call")
+	first := mutate(h, e, e.NewID(), key, "first call")
 	for i := 1; i <= 2; i++ {
-		o := idemCall(h, e, e.newID(), r.Tool, r.MutationArgs(key), fmt.Sprintf("replay %d", i))
+		o := idemCall(h, e, e.NewID(), r.Tool, r.MutationArgs(key), fmt.Sprintf("replay %d", i))
 		if o.Failed() {
 			h.Failf("replay %d with the same key and arguments was refused: %s", i, string(o.Msg.Raw))
 		}
 		if a, b := resultBytes(first), resultBytes(o); !bytes.Equal(a, b) {
-			h.Failf("replay %d returned %s, the first call %s: replays must be byte-identical", i, Clip(b), Clip(a))
+			h.Failf("replay %d returned %s, the first call %s: replays must be byte-identical", i, clip(b), clip(a))
 		}
 	}
 	h.RecordIdem(r.Tool, "IDEM-REPLAY-IDENTICAL: replays byte-identical")
@@ -580,15 +580,15 @@ func sampleArgs(tool map[string]any) (map[string]any, bool) {
 func idemAnnotation(h *H) {
 	r := h.Role("mutation")
 	e := idemConnect(h)
-	tools, err := e.listTools(h.ctx, h.cfg.OpTimeout)
+	tools, err := e.ListTools(h.Ctx(), h.Cfg().OpTimeout)
 	if err != nil {
 		h.FailServer("%v", err)
 	}
 	var lies, checked []string
 	for _, t := range tools {
 		name, _ := t["name"].(string)
-		idem, _ := Annotation(t, "idempotentHint")
-		ro, _ := Annotation(t, "readOnlyHint")
+		idem, _ := annotation(t, "idempotentHint")
+		ro, _ := annotation(t, "readOnlyHint")
 		if !idem || ro {
 			continue
 		}
@@ -603,7 +603,7 @@ func idemAnnotation(h *H) {
 				h.Notef("%s: cannot build arguments from its input schema; not checked", name)
 				continue
 			}
-			if _, _, err := e.count(h.ctx, h.cfg.CallTimeout, r, ""); err != nil {
+			if _, _, err := e.Count(h.Ctx(), h.Cfg().CallTimeout, r, ""); err != nil {
 				h.Notef("%s: the probe gives no total without a key, so its effects cannot be observed; not checked", name)
 				continue
 			}
@@ -611,9 +611,9 @@ func idemAnnotation(h *H) {
 		var counts [3]float64
 		counts[0] = executions(h, e, key)
 		for i := 1; i <= 2; i++ {
-			o := idemCall(h, e, e.newID(), name, args, fmt.Sprintf("%s call %d", name, i))
+			o := idemCall(h, e, e.NewID(), name, args, fmt.Sprintf("%s call %d", name, i))
 			if o.Failed() {
-				h.Notef("%s: call %d was refused (%s); not checked", name, i, Clip(o.Msg.Raw))
+				h.Notef("%s: call %d was refused (%s); not checked", name, i, clip(o.Msg.Raw))
 				counts[2] = counts[1]
 				break
 			}

@@ -1,5 +1,7 @@
 package suites
 
+import "github.com/mcp-conform/mcp-conform/internal/harness"
+
 // The pages and seeds the catalog cites, and the version lists its rules use.
 
 var (
@@ -10,7 +12,7 @@ var (
 const (
 	cancelLegacy = "specification/VERSION/basic/utilities/cancellation.mdx"
 	cancelModern = "specification/2026-07-28/basic/patterns/cancellation.mdx"
-	stdioModern  = "specification/2026-07-28/basic/transports/stdio.mdx"
+	stdioModern  = harness.StdioModernPage
 	indexPage    = "specification/VERSION/basic/index.mdx"
 )
 

@@ -134,7 +134,7 @@ func runWithToken(c msgConn, id, token jsonrpc.ID) ([]clients.Message, clients.M
 }
 
 func progressTokenEcho(h *H) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	tokens := []jsonrpc.ID{jsonrpc.StringID("progress-token-7"), jsonrpc.IntID(7301)}
 	seen := 0
 	for i, tok := range tokens {
@@ -195,7 +195,7 @@ func constantTotal(h *H, _ msgConn, ps []progressParams, msgs []clients.Message)
 
 // progressSeries checks a rule over the progress of one slow call.
 func progressSeries(h *H, rule seriesRule) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	token := jsonrpc.StringID("progress-series-token")
 	msgs, _ := runWithToken(c, jsonrpc.StringID("progress-series-1"), token)
 	var mine []clients.Message
@@ -245,7 +245,7 @@ func orNone(s string) string {
 }
 
 func progressAfterComplete(h *H) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	token := jsonrpc.StringID("after-complete-token")
 	start := c.length()
 	p := c.startRole("slow", jsonrpc.StringID("after-complete-1"), token)
@@ -258,7 +258,7 @@ func progressAfterComplete(h *H) {
 		// arrives for the token on another stream after its first message
 		// was sent after the response.
 		ctrl := c.startRole("slow", jsonrpc.StringID("after-complete-control"), jsonrpc.StringID("after-complete-control-token"))
-		if first, ok := c.waitFirst(resp.Seq+1, h.cfg.CallTimeout, func(m clients.Message) bool {
+		if first, ok := c.waitFirst(resp.Seq+1, h.Cfg().CallTimeout, func(m clients.Message) bool {
 			return m.Stream == c.streamOf(ctrl)
 		}); ok {
 			barrier = first.Seq
@@ -283,7 +283,7 @@ func progressAfterComplete(h *H) {
 }
 
 func progressAfterCancel(h *H) {
-	c := h.ConnectMsg()
+	c := connectMsg(h)
 	token := jsonrpc.StringID("after-cancel-token")
 	id, _, sawProgress := cancelInFlight(h, c, "after-cancel", token)
 	if !sawProgress {
@@ -303,7 +303,7 @@ func progressAfterCancel(h *H) {
 		// cancellation may arrive after the barrier's answer. The control
 		// call's first message (its first progress), a round trip and a
 		// step later, is the barrier there.
-		if first, ok := c.waitFirst(bar.Seq+1, h.cfg.CallTimeout, func(m clients.Message) bool {
+		if first, ok := c.waitFirst(bar.Seq+1, h.Cfg().CallTimeout, func(m clients.Message) bool {
 			return m.Stream == c.streamOf(ctrl)
 		}); ok {
 			barrier = first.Seq

@@ -17,7 +17,7 @@ func rawPing(h *H, c *HConn, header http.Header, meta map[string]any) (*http.Res
 	if meta != nil {
 		params = map[string]any{"_meta": meta}
 	}
-	body, _ := json.Marshal(request("raw-ping", BarrierMethod(c.W.Session()), params))
+	body, _ := json.Marshal(request("raw-ping", barrierMethod(c.W.Session()), params))
 	return rawBody(h, c, body, header)
 }
 
@@ -59,13 +59,6 @@ var rawClient = &http.Client{
 
 func modernMeta(version string) map[string]any {
 	return map[string]any{clients.MetaProtocolVersion: version, clients.MetaClientCapabilities: map[string]any{}}
-}
-
-func Clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
 }
 
 // request builds a JSON-RPC request object; nil params are left out (JSON-RPC
@@ -110,9 +103,9 @@ func rawBody(h *H, c *HConn, body []byte, header http.Header) (*http.Response, [
 	return resp, b
 }
 
-// FirstJSON returns the JSON-RPC text of an HTTP answer: the body, or the
+// firstJSON returns the JSON-RPC text of an HTTP answer: the body, or the
 // data of its first SSE event carrying data.
-func FirstJSON(resp *http.Response, body []byte) []byte {
+func firstJSON(resp *http.Response, body []byte) []byte {
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return body
 	}

@@ -103,7 +103,7 @@ func resume(h *H, live bool) {
 		h.Skip("the server sent no SSE event ids: it does not support resumption (allowed)")
 	}
 	a.Close()
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
 	defer cancel()
 	g := resumeGET(ctx, h, c, last, wait)
 	if g.Status() == http.StatusMethodNotAllowed || g.Status() == http.StatusNotFound {
@@ -113,11 +113,11 @@ func resume(h *H, live bool) {
 	// first has too, and a live resumed stream has carried its response.
 	// It is also the uninterrupted control call of the same role.
 	control := c.Await(b, "the second call")
-	_, respOnGET := c.WaitEvent(g, h.cfg.OpTimeout, IsReplyTo(idA))
-	ended := waitEnded(ctx, g, h.cfg.OpTimeout)
+	_, respOnGET := c.WaitEvent(g, h.Cfg().OpTimeout, isReplyTo(idA))
+	ended := waitEnded(ctx, g, h.Cfg().OpTimeout)
 	g.Close()
 	if live && respOnGET && !ended {
-		h.Failf("the resumed stream carried the response but did not end within %s", h.cfg.OpTimeout)
+		h.Failf("the resumed stream carried the response but did not end within %s", h.Cfg().OpTimeout)
 	}
 	var gotResponse bool
 	var resumed []byte
@@ -148,7 +148,7 @@ func resume(h *H, live bool) {
 	// while the identical uninterrupted call succeeded was cancelled by
 	// the disconnect (SHOULD NOT), whatever a probe would say.
 	if gotResponse && callSucceeded(control.Raw) && !callSucceeded(resumed) {
-		h.Warnf("the disconnect was treated as a cancellation: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", Clip(resumed), Clip(control.Raw))
+		h.Warnf("the disconnect was treated as a cancellation: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip(resumed), clip(control.Raw))
 	}
 	if live && !gotResponse {
 		h.Failf("the resumed stream ended without the first call's response (%d events: %s)", len(g.StreamEvents()), describeEvents(g.StreamEvents()))
@@ -270,8 +270,8 @@ func reissue(h *H) {
 	c.FirstProgress(call, token)
 	ctx, cancel := h.Op()
 	defer cancel()
-	if !waitEnded(ctx, call, h.cfg.OpTimeout) {
-		h.Errorf("the proxy's cut did not end the stream within %s", h.cfg.OpTimeout)
+	if !waitEnded(ctx, call, h.Cfg().OpTimeout) {
+		h.Errorf("the proxy's cut did not end the stream within %s", h.Cfg().OpTimeout)
 	}
 	if m, ok := call.Response(); ok {
 		h.Errorf("the cut stream still carried the response %s: the cut came too late", m.Raw)
@@ -281,7 +281,7 @@ func reissue(h *H) {
 	t := time.NewTimer(reissueBackoff)
 	select {
 	case <-t.C:
-	case <-h.ctx.Done():
+	case <-h.Ctx().Done():
 		t.Stop()
 		h.Errorf("interrupted")
 	}

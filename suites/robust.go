@@ -135,7 +135,7 @@ func registerRobustInput() {
 
 // onTransport runs the stdio or the HTTP body of a check.
 func onTransport(h *H, stdio func(*Conn), web func(*HConn)) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		web(h.ConnectHTTP())
 		return
 	}
@@ -163,7 +163,7 @@ func onEither(h *H, body func(r rpc)) {
 // call sends a request with a fresh id and waits up to d for its reply; a
 // server that gives none fails the check.
 func (r rpc) call(method string, params map[string]any, d time.Duration) clients.Message {
-	ctx, cancel := context.WithTimeout(r.h.ctx, d)
+	ctx, cancel := context.WithTimeout(r.h.Ctx(), d)
 	defer cancel()
 	var (
 		m   clients.Message
@@ -202,7 +202,7 @@ func (r rpc) ping(why string) {
 // hint says how the server ended, when it has.
 func (r rpc) hint() string {
 	if r.s != nil {
-		return exitHint(r.s.Link)
+		return r.s.ExitHint()
 	}
 	return r.web.ExitHint()
 }
@@ -219,7 +219,7 @@ func (r rpc) firstTool() string {
 // listedTool returns the name of the first tool the server lists, or ""
 // and why there is none.
 func (r rpc) listedTool() (name, why string) {
-	m := r.call("tools/list", nil, r.h.cfg.OpTimeout)
+	m := r.call("tools/list", nil, r.h.Cfg().OpTimeout)
 	var res struct {
 		Result struct {
 			Tools []struct {
@@ -229,7 +229,7 @@ func (r rpc) listedTool() (name, why string) {
 	}
 	switch {
 	case m.Env.Kind != jsonrpc.Response:
-		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", Clip(m.Raw))
+		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", clip(m.Raw))
 	case json.Unmarshal(m.Raw, &res) != nil || len(res.Result.Tools) == 0 || res.Result.Tools[0].Name == "":
 		return "", "the server lists no tools"
 	}
@@ -264,7 +264,7 @@ func (r rpc) postRaw(body []byte, method, name string, d time.Duration) (*http.R
 	}
 	hd["Content-Type"] = []string{"application/json"}
 	hd["Accept"] = []string{"application/json, text/event-stream"}
-	ctx, cancel := context.WithTimeout(r.h.ctx, d)
+	ctx, cancel := context.WithTimeout(r.h.Ctx(), d)
 	defer cancel()
 	resp, b, err := r.web.W.RawPOST(ctx, body, hd)
 	if err != nil {
@@ -297,7 +297,7 @@ func parseError(h *H) {
 		from := c.W.Len()
 		c.SendRaw(bad)
 		c.Ping("after a line that is not JSON")
-		m, ok := c.WaitFirst(from, h.cfg.OpTimeout, func(m clients.Message) bool { return m.Env.Kind == jsonrpc.ErrorReply })
+		m, ok := c.WaitFirst(from, h.Cfg().OpTimeout, func(m clients.Message) bool { return m.Env.Kind == jsonrpc.ErrorReply })
 		switch {
 		case !ok:
 			h.Failf("no reply to a line that is not JSON (want a JSON-RPC error -32700 with id null)")
@@ -313,7 +313,7 @@ func parseError(h *H) {
 		}
 		resp, body := rawBody(h, c, []byte(bad), hd)
 		if resp.StatusCode < 400 || resp.StatusCode > 499 {
-			h.Failf("a body that is not JSON got HTTP %d, want a 4xx error status: %s", resp.StatusCode, Clip(body))
+			h.Failf("a body that is not JSON got HTTP %d, want a 4xx error status: %s", resp.StatusCode, clip(body))
 		}
 		c.Ping("after a body that is not JSON")
 	})
@@ -330,22 +330,22 @@ func invalidRequest(h *H) {
 				from := r.s.W.Len()
 				r.s.SendRaw(p.line)
 				r.ping("after " + p.what)
-				m, ok := r.s.WaitFirst(from, h.cfg.OpTimeout, replyTo(jsonrpc.StringID(p.id)))
+				m, ok := r.s.WaitFirst(from, h.Cfg().OpTimeout, replyTo(jsonrpc.StringID(p.id)))
 				switch {
 				case !ok:
 					h.Failf("no reply to %s %s (want a JSON-RPC error -32600)", p.what, p.line)
 				case m.Env.Kind != jsonrpc.ErrorReply:
-					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, Clip(m.Raw))
+					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, clip(m.Raw))
 				case m.Env.Error == nil || m.Env.Error.Code != -32600:
-					h.Failf("%s was answered with %s (want code -32600)", p.what, Clip(m.Raw))
+					h.Failf("%s was answered with %s (want code -32600)", p.what, clip(m.Raw))
 				}
 				continue
 			}
-			resp, body := r.postRaw([]byte(p.line), "tools/list", "", h.cfg.OpTimeout)
+			resp, body := r.postRaw([]byte(p.line), "tools/list", "", h.Cfg().OpTimeout)
 			if resp.StatusCode < 400 || resp.StatusCode > 499 {
-				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, Clip(body))
+				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, clip(body))
 			}
-			if env := jsonrpc.Parse(FirstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
+			if env := jsonrpc.Parse(firstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
 				h.Notef("%s: HTTP %d with JSON-RPC error code %d (JSON-RPC names -32600)", p.what, resp.StatusCode, env.Error.Code)
 			}
 			r.ping("after " + p.what)
@@ -357,11 +357,11 @@ func invalidRequest(h *H) {
 func judgeError(h *H, m clients.Message, what string, want int) {
 	switch {
 	case m.Env.Kind == jsonrpc.Response:
-		h.Failf("%s was answered with a result, not a JSON-RPC error %d: %s", what, want, Clip(m.Raw))
+		h.Failf("%s was answered with a result, not a JSON-RPC error %d: %s", what, want, clip(m.Raw))
 	case m.Env.Kind != jsonrpc.ErrorReply || m.Env.Error == nil:
-		h.Failf("%s was answered with %s, not a JSON-RPC error %d", what, Clip(m.Raw), want)
+		h.Failf("%s was answered with %s, not a JSON-RPC error %d", what, clip(m.Raw), want)
 	case m.Env.Error.Code != want:
-		h.Failf("%s was answered with code %d (want %d): %s", what, m.Env.Error.Code, want, Clip(m.Raw))
+		h.Failf("%s was answered with code %d (want %d): %s", what, m.Env.Error.Code, want, clip(m.Raw))
 	}
 }
 
@@ -370,10 +370,10 @@ func unknownMethod(h *H) {
 	check := func(raw []byte, status string) {
 		env := jsonrpc.Parse(raw)
 		if env.Kind != jsonrpc.ErrorReply || env.Error == nil {
-			h.Failf("unknown method %s was answered%s with %q, not a JSON-RPC error", method, status, Clip(raw))
+			h.Failf("unknown method %s was answered%s with %q, not a JSON-RPC error", method, status, clip(raw))
 		}
 		if env.Error.Code != -32601 {
-			h.Failf("unknown method answered with code %d (want -32601): %s", env.Error.Code, Clip(raw))
+			h.Failf("unknown method answered with code %d (want -32601): %s", env.Error.Code, clip(raw))
 		}
 	}
 	onTransport(h, func(c *Conn) {
@@ -392,7 +392,7 @@ func unknownMethod(h *H) {
 		}
 		body, _ := json.Marshal(request("unknown-1", method, modernParams(c.W.Session(), nil)))
 		resp, raw := rawBody(h, c, body, hd)
-		check(FirstJSON(resp, raw), fmt.Sprintf(" (HTTP %d, %s)", resp.StatusCode, resp.Header.Get("Content-Type")))
+		check(firstJSON(resp, raw), fmt.Sprintf(" (HTTP %d, %s)", resp.StatusCode, resp.Header.Get("Content-Type")))
 		c.Ping("after the unknown method")
 	})
 }
@@ -400,7 +400,7 @@ func unknownMethod(h *H) {
 func invalidParams(h *H) {
 	onEither(h, func(r rpc) {
 		tool := r.firstTool()
-		m := r.call("tools/call", map[string]any{"name": tool, "arguments": "mcp-conform: not an object"}, h.cfg.OpTimeout)
+		m := r.call("tools/call", map[string]any{"name": tool, "arguments": "mcp-conform: not an object"}, h.Cfg().OpTimeout)
 		judgeError(h, m, fmt.Sprintf("tools/call %s with arguments that are a string", tool), -32602)
 		r.ping("after invalid params")
 	})
@@ -409,7 +409,7 @@ func invalidParams(h *H) {
 func unknownTool(h *H) {
 	const tool = "mcp-conform-no-such-tool"
 	onEither(h, func(r rpc) {
-		m := r.call("tools/call", map[string]any{"name": tool, "arguments": map[string]any{}}, h.cfg.OpTimeout)
+		m := r.call("tools/call", map[string]any{"name": tool, "arguments": map[string]any{}}, h.Cfg().OpTimeout)
 		judgeError(h, m, "tools/call of the unknown tool "+tool, -32602)
 		r.ping("after an unknown tool")
 	})
@@ -426,7 +426,7 @@ func batchRejected(h *H) {
 	judge := func(raw []byte, what string) {
 		env := jsonrpc.Parse(raw)
 		switch {
-		case env.Kind == jsonrpc.Batch && h.target.Transport == "stdio":
+		case env.Kind == jsonrpc.Batch && h.Target().Transport == "stdio":
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)
 			h.FailMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))
@@ -435,7 +435,7 @@ func batchRejected(h *H) {
 			_ = json.Unmarshal(raw, &arr)
 			h.Failf("the batch was processed: answered with an array of %d replies (%d bytes)", len(arr), len(raw))
 		case env.Kind == jsonrpc.Response && (env.ID == jsonrpc.StringID("batch-1") || env.ID == jsonrpc.StringID("batch-2")):
-			h.Failf("an element of the batch was processed: %s", Clip(raw))
+			h.Failf("an element of the batch was processed: %s", clip(raw))
 		case env.Kind == jsonrpc.ErrorReply:
 		default:
 			h.Notef("the batch got no JSON-RPC error (%s); not processed, which is what counts", what)
@@ -445,7 +445,7 @@ func batchRejected(h *H) {
 		from := c.W.Len()
 		c.SendRaw(string(batch(c.W.Session())))
 		c.Ping("after a batch")
-		if m, ok := c.WaitFirst(from, h.cfg.OpTimeout, func(m clients.Message) bool {
+		if m, ok := c.WaitFirst(from, h.Cfg().OpTimeout, func(m clients.Message) bool {
 			id := m.Env.ID
 			return m.Env.Kind == jsonrpc.Batch || m.Env.Kind.IsReply() &&
 				(id == "null" || id == jsonrpc.StringID("batch-1") || id == jsonrpc.StringID("batch-2"))
@@ -463,7 +463,7 @@ func batchRejected(h *H) {
 		if resp.StatusCode >= 400 {
 			h.Notef("rejected with HTTP %d", resp.StatusCode)
 		} else {
-			judge(FirstJSON(resp, body), fmt.Sprintf("HTTP %d", resp.StatusCode))
+			judge(firstJSON(resp, body), fmt.Sprintf("HTTP %d", resp.StatusCode))
 		}
 		c.Ping("after a batch")
 	})

@@ -108,7 +108,7 @@ func stdoutClean(h *H) {
 		h.FailServer("tools/list: %v%s", err, c.ExitHint())
 	}
 	c.Ping("after tools/list")
-	if stray := h.strayOutput(); stray != "" {
+	if stray := h.StrayOutput(); stray != "" {
 		h.Failf("%s", stray)
 	}
 }
@@ -127,7 +127,7 @@ func oversize(h *H) {
 			// here it also keeps a short session TTL from running out
 			// while 8 MiB are built and taken in by the proxy before the
 			// server sees the request.
-			ctx, cancel := context.WithTimeout(r.h.ctx, h.cfg.CallTimeout+h.cfg.OpTimeout)
+			ctx, cancel := context.WithTimeout(r.h.Ctx(), h.Cfg().CallTimeout+h.Cfg().OpTimeout)
 			defer cancel()
 			if get, err := r.web.W.OpenGET(ctx, ""); err == nil {
 				defer get.Close()
@@ -141,19 +141,19 @@ func oversize(h *H) {
 		if r.s != nil {
 			from := r.s.W.Len()
 			r.s.SendRaw(string(line))
-			m, ok := r.s.WaitFirst(from, h.cfg.CallTimeout, replyTo(jsonrpc.StringID(id)))
+			m, ok := r.s.WaitFirst(from, h.Cfg().CallTimeout, replyTo(jsonrpc.StringID(id)))
 			if !ok {
-				h.FailServer("no response for id %s (%s) %s (want an error such as -32600, or a result)", id, what, r.s.Silence(h.cfg.CallTimeout))
+				h.FailServer("no response for id %s (%s) %s (want an error such as -32600, or a result)", id, what, r.s.Silence(h.Cfg().CallTimeout))
 			}
 			h.Notef("%s was answered with %s", what, describe(m))
 			r.ping("after " + what)
 			return
 		}
-		resp, body := r.postRaw(line, "tools/call", tool, h.cfg.CallTimeout)
+		resp, body := r.postRaw(line, "tools/call", tool, h.Cfg().CallTimeout)
 		if resp.StatusCode >= 400 {
 			h.Notef("%s was rejected with HTTP %d", what, resp.StatusCode)
-		} else if env := jsonrpc.Parse(FirstJSON(resp, body)); !env.Kind.IsReply() {
-			h.Failf("%s got HTTP %d without a JSON-RPC answer (want an error status such as 413, or a reply): %s", what, resp.StatusCode, Clip(body))
+		} else if env := jsonrpc.Parse(firstJSON(resp, body)); !env.Kind.IsReply() {
+			h.Failf("%s got HTTP %d without a JSON-RPC answer (want an error status such as 413, or a reply): %s", what, resp.StatusCode, clip(body))
 		} else {
 			h.Notef("%s was answered with HTTP %d and %s", what, resp.StatusCode, env.Kind)
 		}
@@ -188,7 +188,7 @@ func invalidUTF8(h *H) {
 				}
 				continue
 			}
-			resp, _ := r.postRaw(line, "tools/list", "", h.cfg.OpTimeout)
+			resp, _ := r.postRaw(line, "tools/list", "", h.Cfg().OpTimeout)
 			h.Notef("%s: HTTP %d", p.what, resp.StatusCode)
 			r.ping("after " + p.what)
 		}
@@ -204,7 +204,7 @@ func duplicateID(h *H) {
 	onTransport(h, func(c *Conn) {
 		from := c.W.Len()
 		c.StartRole("slow", id, nil)
-		dup := BarrierMethod(c.W.Session())
+		dup := barrierMethod(c.W.Session())
 		line, _ := json.Marshal(request("dup-1", dup, modernParams(c.W.Session(), nil)))
 		c.SendRaw(string(line))
 		c.Ping("after a request reusing an in-flight id")
@@ -215,7 +215,7 @@ func duplicateID(h *H) {
 		ctrl := c.StartRole("slow", jsonrpc.StringID("dup-control"), nil)
 		c.Await(ctrl, "the control call")
 		n, slowAnswered := 0, false
-		_, _ = c.WaitFirst(from, h.cfg.OpTimeout, func(m clients.Message) bool {
+		_, _ = c.WaitFirst(from, h.Cfg().OpTimeout, func(m clients.Message) bool {
 			if m.Env.Kind.IsReply() && m.Env.ID == id {
 				n++
 				slowAnswered = slowAnswered || !answersBarrier(m)
@@ -229,16 +229,16 @@ func duplicateID(h *H) {
 		}
 		replies := c.RepliesTo(from, id)
 		if len(replies) > 2 {
-			findings = append(findings, fmt.Sprintf("%d replies for id dup-1, sent by two requests: %s", len(replies), Clip(replies[2].Raw)))
+			findings = append(findings, fmt.Sprintf("%d replies for id dup-1, sent by two requests: %s", len(replies), clip(replies[2].Raw)))
 		}
 		for _, m := range replies {
 			h.Notef("id dup-1: %s", describe(m))
 		}
 	}, func(c *HConn) {
 		first := c.StartRole("slow", id, nil, nil)
-		ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+		ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
 		defer cancel()
-		dup := BarrierMethod(c.W.Session())
+		dup := barrierMethod(c.W.Session())
 		second, err := c.W.Start(ctx, id, dup, nil)
 		if err != nil {
 			h.FailServer("%s reusing id dup-1: %v%s", dup, err, c.ExitHint())
@@ -246,7 +246,7 @@ func duplicateID(h *H) {
 		c.Ping("after a request reusing an in-flight id")
 		ctrl := c.StartRole("slow", jsonrpc.StringID("dup-control"), nil, nil)
 		c.Await(ctrl, "the control call")
-		wctx, wcancel := context.WithTimeout(ctx, h.cfg.OpTimeout)
+		wctx, wcancel := context.WithTimeout(ctx, h.Cfg().OpTimeout)
 		defer wcancel()
 		m1, err1 := first.Wait(wctx)
 		m2, err2 := second.Wait(wctx)
@@ -309,18 +309,18 @@ func strayResponse(h *H) {
 				r.ping("after a response to an id it never sent")
 				for _, m := range r.s.W.Since(from) {
 					if replyTo(s.id)(m) {
-						h.Failf("the server replied to a response from the client (%s): %s", s.line, Clip(m.Raw))
+						h.Failf("the server replied to a response from the client (%s): %s", s.line, clip(m.Raw))
 					}
 				}
 				continue
 			}
-			resp, body := r.postRaw([]byte(s.line), "", "", h.cfg.OpTimeout)
+			resp, body := r.postRaw([]byte(s.line), "", "", h.Cfg().OpTimeout)
 			switch {
 			case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(body)) == 0:
 			case resp.StatusCode >= 400:
 				h.Notef("a response from the client was rejected with HTTP %d", resp.StatusCode)
 			default:
-				h.Failf("a response from the client (%s) got HTTP %d %s (want 202 with no body, or an error status)", s.line, resp.StatusCode, Clip(body))
+				h.Failf("a response from the client (%s) got HTTP %d %s (want 202 with no body, or an error status)", s.line, resp.StatusCode, clip(body))
 			}
 			r.ping("after a response to an id it never sent")
 		}

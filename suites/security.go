@@ -145,7 +145,7 @@ func securityOrigin(h *H) {
 	}
 	resp, body := rawPing(h, c, hd, meta)
 	if !rejected(resp.StatusCode) {
-		h.Failf("a POST with Origin %s got HTTP %d, want %s: %s", evil, resp.StatusCode, want, Clip(body))
+		h.Failf("a POST with Origin %s got HTTP %d, want %s: %s", evil, resp.StatusCode, want, clip(body))
 	}
 	// "on all incoming connections": GET (the standalone stream) and
 	// DELETE (ending the session) too.
@@ -178,7 +178,7 @@ func securityVersion(h *H) {
 	}
 	resp, body := rawPing(h, c, hd, meta)
 	if resp.StatusCode != http.StatusBadRequest {
-		h.Failf("a request with MCP-Protocol-Version 1999-01-01 got HTTP %d, want 400: %s", resp.StatusCode, Clip(body))
+		h.Failf("a request with MCP-Protocol-Version 1999-01-01 got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
 	}
 }
 
@@ -198,7 +198,7 @@ func newSession(h *H, c *HConn, extra map[string]string) string {
 	resp, raw := rawBody(h, c, body, hd)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || sid == "" {
-		h.Errorf("initialize a new session: HTTP %d, Mcp-Session-Id %q: %s", resp.StatusCode, sid, Clip(raw))
+		h.Errorf("initialize a new session: HTTP %d, Mcp-Session-Id %q: %s", resp.StatusCode, sid, clip(raw))
 	}
 	// The lifecycle's next step, so that the session is ready for use.
 	note, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -351,14 +351,14 @@ func sessionReuse(h *H) {
 		}
 		used[sid] = "deleted"
 	}
-	if ttl, err := time.ParseDuration(h.target.SessionTTL); err == nil && ttl > 0 && ttl <= 5*time.Second {
+	if ttl, err := time.ParseDuration(h.Target().SessionTTL); err == nil && ttl > 0 && ttl <= 5*time.Second {
 		sid := fresh()
 		used[sid] = "expired"
 		// Expiry is a time contract (as SESSION-EXPIRED-404): the one
 		// clock this check waits on.
 		select {
 		case <-time.After(ttl * 3 / 2):
-		case <-h.ctx.Done():
+		case <-h.Ctx().Done():
 			h.Errorf("interrupted while waiting for a session to expire")
 		}
 	}
@@ -369,10 +369,10 @@ func sessionReuse(h *H) {
 }
 
 func sessionBinding(h *H) {
-	if len(h.target.Auth) < 2 {
+	if len(h.Target().Auth) < 2 {
 		h.Skip("the target manifest declares no credentials for two principals (auth): session binding cannot be tried")
 	}
-	a, b := h.target.Auth[0], h.target.Auth[1]
+	a, b := h.Target().Auth[0], h.Target().Auth[1]
 	c := h.ConnectHTTP()
 	legacySession(h, c)
 	sid := newSession(h, c, a)
@@ -384,11 +384,11 @@ func sessionBinding(h *H) {
 		return rawPing(h, c, hd, nil)
 	}
 	if resp, body := ping(a); resp.StatusCode != http.StatusOK {
-		h.Errorf("the session does not work for the principal that created it: HTTP %d %s", resp.StatusCode, Clip(body))
+		h.Errorf("the session does not work for the principal that created it: HTTP %d %s", resp.StatusCode, clip(body))
 	}
 	resp, body := ping(b)
 	if resp.StatusCode < 400 || resp.StatusCode > 499 {
-		h.Failf("session %s, created by the first principal, served a request with the second principal's credential: HTTP %d %s", sid, resp.StatusCode, Clip(body))
+		h.Failf("session %s, created by the first principal, served a request with the second principal's credential: HTTP %d %s", sid, resp.StatusCode, clip(body))
 	}
 	h.Notef("another principal's request in the session got HTTP %d", resp.StatusCode)
 	c.Ping("after the refused request")

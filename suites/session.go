@@ -73,7 +73,7 @@ func sessionRequired(h *H) {
 	legacySession(h, c)
 	resp, body := rawPing(h, c, sessionHeaders(c, ""), nil)
 	if resp.StatusCode != http.StatusBadRequest {
-		h.Failf("a request without Mcp-Session-Id got HTTP %d, want 400: %s", resp.StatusCode, Clip(body))
+		h.Failf("a request without Mcp-Session-Id got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
 	}
 }
 
@@ -82,14 +82,14 @@ func sessionUnknown(h *H) {
 	legacySession(h, c)
 	resp, body := rawPing(h, c, sessionHeaders(c, unique("mcp-conform-unknown-session")), nil)
 	status := resp.StatusCode
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().StartTimeout)
 	defer cancel()
 	if _, err := c.W.Negotiate(ctx, h.Version()); err != nil {
 		h.FailServer("a new initialize after the request with an unknown session id failed: %v", err)
 	}
 	c.Ping("in the new session")
 	if status != http.StatusNotFound {
-		h.Failf("a request with a session id the server never issued got HTTP %d, want 404 (as for a terminated session): %s", status, Clip(body))
+		h.Failf("a request with a session id the server never issued got HTTP %d, want 404 (as for a terminated session): %s", status, clip(body))
 	}
 }
 
@@ -110,30 +110,30 @@ func sessionDelete(h *H) {
 	}
 	resp, body := rawPing(h, c, sessionHeaders(c, sid), nil)
 	if resp.StatusCode != http.StatusNotFound {
-		h.Failf("after DELETE the session id still got HTTP %d, want 404: %s", resp.StatusCode, Clip(body))
+		h.Failf("after DELETE the session id still got HTTP %d, want 404: %s", resp.StatusCode, clip(body))
 	}
 }
 
 func sessionExpired(h *H) {
-	if h.target.SessionTTL == "" {
+	if h.Target().SessionTTL == "" {
 		h.Skip("the target manifest declares no sessionTTL: when its sessions expire is unknown")
 	}
-	ttl, _ := time.ParseDuration(h.target.SessionTTL)
+	ttl, _ := time.ParseDuration(h.Target().SessionTTL)
 	c := h.ConnectHTTP()
 	sid := legacySession(h, c)
 	idle := ttl * 3 / 2
 	t := time.NewTimer(idle)
 	select {
 	case <-t.C:
-	case <-h.ctx.Done():
+	case <-h.Ctx().Done():
 		t.Stop()
 		h.Errorf("interrupted while waiting for the session to expire")
 	}
 	resp, body := rawPing(h, c, sessionHeaders(c, sid), nil)
 	if resp.StatusCode != http.StatusNotFound {
-		h.Failf("after %s idle (sessionTTL %s) the session id got HTTP %d, want 404: %s", idle, ttl, resp.StatusCode, Clip(body))
+		h.Failf("after %s idle (sessionTTL %s) the session id got HTTP %d, want 404: %s", idle, ttl, resp.StatusCode, clip(body))
 	}
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().StartTimeout)
 	defer cancel()
 	if _, err := c.W.Negotiate(ctx, h.Version()); err != nil {
 		h.Failf("a new initialize after the expiry failed: %v", err)

@@ -228,8 +228,8 @@ func taskCapable(h *H) {
 		} `json:"tasks"`
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
-	_ = json.Unmarshal(h.session.Capabilities, &caps)
-	if h.session.Era == clients.EraModern {
+	_ = json.Unmarshal(h.Session().Capabilities, &caps)
+	if h.Session().Era == clients.EraModern {
 		if _, ok := caps.Extensions[tasksExtension]; !ok {
 			h.Skip("the server does not declare the " + tasksExtension + " extension in its server/discover capabilities")
 		}
@@ -243,7 +243,7 @@ func taskCapable(h *H) {
 // tasks connects to the target on its transport and returns a tasker.
 func tasks(h *H) *tasker {
 	taskCapable(h)
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		c := h.ConnectHTTP()
 		return httpTasker(h, c, c.W)
 	}
@@ -263,7 +263,7 @@ func (t *tasker) params(p map[string]any) map[string]any {
 // exchange sends a request and waits up to d for its reply; a server that
 // does not answer fails the check.
 func (t *tasker) exchange(method string, params map[string]any, d time.Duration) clients.Message {
-	ctx, cancel := context.WithTimeout(t.h.ctx, d)
+	ctx, cancel := context.WithTimeout(t.h.Ctx(), d)
 	defer cancel()
 	t.n++
 	id := jsonrpc.StringID(fmt.Sprintf("task-%d", t.n))
@@ -292,7 +292,7 @@ func (t *tasker) createWith(token jsonrpc.ID) (taskState, clients.Message) {
 			params["_meta"] = map[string]any{clients.MetaProgressToken: json.RawMessage(token)}
 		}
 	}
-	m := t.exchange("tools/call", params, t.h.cfg.CallTimeout)
+	m := t.exchange("tools/call", params, t.h.Cfg().CallTimeout)
 	if m.Env.Kind != jsonrpc.Response {
 		t.h.Errorf("the task role %s did not create a task: %s", r.Tool, rawText(m))
 	}
@@ -324,7 +324,7 @@ func (t *tasker) createWith(token jsonrpc.ID) (taskState, clients.Message) {
 // get sends tasks/get; a JSON-RPC error (the task is gone) fails the check,
 // with why in the reason.
 func (t *tasker) get(id, why string) (taskState, clients.Message) {
-	m := t.exchange("tasks/get", map[string]any{"taskId": id}, t.h.cfg.OpTimeout)
+	m := t.exchange("tasks/get", map[string]any{"taskId": id}, t.h.Cfg().OpTimeout)
 	if m.Env.Kind != jsonrpc.Response {
 		t.h.Failf("tasks/get for task %s %s answered %s", id, why, rawText(m))
 	}
@@ -337,7 +337,7 @@ func (t *tasker) get(id, why string) (taskState, clients.Message) {
 
 // cancel sends tasks/cancel.
 func (t *tasker) cancel(id string) clients.Message {
-	return t.exchange("tasks/cancel", map[string]any{"taskId": id}, t.h.cfg.OpTimeout)
+	return t.exchange("tasks/cancel", map[string]any{"taskId": id}, t.h.Cfg().OpTimeout)
 }
 
 // pollGap is the wait before the next poll of s: its pollInterval, within
@@ -359,7 +359,7 @@ type observation struct {
 // timeout fails the check.
 func (t *tasker) watch(states []taskState, extra int, why string) [][]observation {
 	out := make([][]observation, len(states))
-	deadline := time.Now().Add(t.h.cfg.CallTimeout)
+	deadline := time.Now().Add(t.h.Cfg().CallTimeout)
 	rounds := -1
 	for {
 		gap := maxTaskPoll
@@ -385,7 +385,7 @@ func (t *tasker) watch(states []taskState, extra int, why string) [][]observatio
 			for i := range out {
 				last = append(last, out[i][len(out[i])-1].status)
 			}
-			t.h.Failf("tasks not terminal %s after %s (last statuses %v)", why, t.h.cfg.CallTimeout, last)
+			t.h.Failf("tasks not terminal %s after %s (last statuses %v)", why, t.h.Cfg().CallTimeout, last)
 		}
 		t.h.Sleep(gap)
 	}
@@ -582,7 +582,7 @@ func taskProgressStops(h *H) {
 		c msgConn
 		t *tasker
 	)
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		// Once its CreateTaskResult has ended the POST stream, a task's
 		// progress can only come on the standalone GET stream, held open.
 		hc := h.ConnectHTTP()
@@ -607,14 +607,14 @@ func taskProgressStops(h *H) {
 		return out
 	}
 	// Cancel the first task once it has shown it reports progress.
-	deadline := time.Now().Add(h.cfg.CallTimeout)
+	deadline := time.Now().Add(h.Cfg().CallTimeout)
 	for len(progressFor(tokens[0], -1)) == 0 {
 		g, _ := t.get(a.ID, "while waiting for its first progress")
 		if g.terminal() {
 			h.Skip(fmt.Sprintf("the task sent no progress for its token before it was %s (progress is optional)", g.Status))
 		}
 		if time.Now().After(deadline) {
-			h.Skip(fmt.Sprintf("the task sent no progress for its token within %s (progress is optional)", h.cfg.CallTimeout))
+			h.Skip(fmt.Sprintf("the task sent no progress for its token within %s (progress is optional)", h.Cfg().CallTimeout))
 		}
 		h.Sleep(pollGap(g))
 	}

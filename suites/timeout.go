@@ -65,14 +65,14 @@ func delayProgress(d time.Duration) faultproxy.Rule {
 }
 
 func timeoutCancelStops(h *H) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		timeoutCancelStopsHTTP(h)
 		return
 	}
-	c := h.Connect(delayProgress(2 * h.cfg.CallTimeout))
-	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
+	c := h.Connect(delayProgress(2 * h.Cfg().CallTimeout))
+	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.Cfg().CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
-	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), nil))
+	out := rc.Call(h.Ctx(), "tools/call", roleParams(h.Role("slow"), nil))
 	expectTimedOut(h, out, reliable.SignalNotification, c.ExitHint)
 	barrier := c.Ping("after the timeout's cancellation")
 	// A control call started now ends after the cancelled one would have.
@@ -167,7 +167,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	p := h.Role("slow").Probe
 	tool, _ := p["tool"].(string)
 	tagArg, _ := p["tag"].(string)
-	c := h.ConnectHTTP(delayProgress(2 * h.cfg.CallTimeout))
+	c := h.ConnectHTTP(delayProgress(2 * h.Cfg().CallTimeout))
 	want := reliable.SignalNotification
 	if c.W.Session().Era == clients.EraModern {
 		want = reliable.SignalStreamClose
@@ -177,10 +177,10 @@ func timeoutCancelStopsHTTP(h *H) {
 	if tool != "" && tagArg != "" {
 		extra = map[string]any{tagArg: tag}
 	}
-	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
+	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.Cfg().CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
 	started := time.Now()
-	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), extra))
+	out := rc.Call(h.Ctx(), "tools/call", roleParams(h.Role("slow"), extra))
 	expectTimedOut(h, out, want, c.ExitHint)
 	var before probeState
 	var ran time.Duration

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 // target lists: each tool exists, the key is a property of the mutation
 // tool's input schema (and of the lookup's), and the probe answers with a
 // number. It returns every problem found.
-func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *endpoint) error {
+func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *Endpoint) error {
 	mut, hasMut := m.Roles["mutation"]
 	look, hasLook := m.Roles["lookup"]
 	if !hasMut && !hasLook {
 		return nil
 	}
-	tools, err := e.listTools(ctx, d)
+	tools, err := e.ListTools(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *endpoin
 		if p, err := mut.MutationProbe(); err != nil {
 			problems = append(problems, "role mutation: "+err.Error())
 		} else if need("mutation probe", p.Tool) != nil {
-			if _, _, err := e.count(ctx, d, mut, newKey("validate")); err != nil {
+			if _, _, err := e.Count(ctx, d, mut, NewKey("validate")); err != nil {
 				problems = append(problems, fmt.Sprintf("role mutation: probe %s does not return a number in %q: %v", p.Tool, p.Field, err))
 			}
 		}
@@ -63,7 +63,7 @@ func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *endpoin
 // and checks those roles against what it serves (validateRoles), before
 // any check runs: a bad manifest is a usage error, not a run of SKIPs.
 func ValidateRoles(ctx context.Context, c *Config) error {
-	cfg := c.withDefaults()
+	cfg := c.WithDefaults()
 	seen := map[string]bool{}
 	for _, t := range cfg.Targets {
 		_, mut := t.Roles["mutation"]
@@ -82,21 +82,21 @@ func ValidateRoles(ctx context.Context, c *Config) error {
 func validateTarget(ctx context.Context, cfg *Config, t *Manifest) error {
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
-	var e *endpoint
+	var e *Endpoint
 	if t.Transport == "http" {
 		c, err := startHTTPConn(sctx, cfg, t, nil, clients.Session{}, nil)
 		if err != nil {
 			return fmt.Errorf("start the target to validate its roles: %w", err)
 		}
 		defer c.Close()
-		e = httpEndpoint(ctx, c, c.W)
+		e = HTTPEndpoint(ctx, c, c.W)
 	} else {
 		c, err := startConn(sctx, cfg, t, nil, clients.Session{}, nil)
 		if err != nil {
 			return fmt.Errorf("start the target to validate its roles: %w", err)
 		}
 		defer c.Close()
-		e = stdioEndpoint(c)
+		e = StdioEndpoint(c)
 	}
 	return validateRoles(ctx, cfg.CallTimeout, t, e)
 }

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -160,3 +160,6 @@ func (c *HConn) Ping(why string) clients.Message {
 	}
 	return m
 }
+
+// H is the harness the connection belongs to (nil outside a check).
+func (c *HConn) H() *H { return c.h }

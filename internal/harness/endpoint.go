@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -16,43 +16,47 @@ import (
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
-// waiter is an in-flight request on either transport.
-type waiter interface {
+// Waiter is an in-flight request on either transport.
+type Waiter interface {
 	ID() jsonrpc.ID
 	Wait(ctx context.Context) (clients.Message, error)
 }
 
-// endpoint is one client connection to the target, on either transport:
+// Endpoint is one client connection to the target, on either transport:
 // what the IDEM checks and the manifest validation need of it.
-type endpoint struct {
-	start    func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error)
-	newID    func() jsonrpc.ID
-	tr       *faultproxy.Transcript
-	exitHint func() string
-	exited   <-chan struct{}
+type Endpoint struct {
+	start func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (Waiter, error)
+	// NewID returns a fresh request id on the connection.
+	NewID func() jsonrpc.ID
+	// Tr is the transcript of the connection's fault proxy.
+	Tr *faultproxy.Transcript
+	// ExitHint says how the server ended, when it has.
+	ExitHint func() string
+	// Exited is closed when the server ends (nil when not observable).
+	Exited <-chan struct{}
 }
 
-func stdioEndpoint(c *Conn) *endpoint {
-	return &endpoint{
-		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
+func StdioEndpoint(c *Conn) *Endpoint {
+	return &Endpoint{
+		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (Waiter, error) {
 			return c.W.Start(ctx, id, method, params)
 		},
-		newID: c.W.NewID, tr: c.Transcript(),
-		exitHint: c.ExitHint, exited: c.Exited(),
+		NewID: c.W.NewID, Tr: c.Transcript(),
+		ExitHint: c.ExitHint, Exited: c.Exited(),
 	}
 }
 
-// httpEndpoint speaks through w (the connection's own wire, or a second
+// HTTPEndpoint speaks through w (the connection's own wire, or a second
 // session on the same proxy). Requests live as long as life.
-func httpEndpoint(life context.Context, c *HConn, w *clients.HTTPWire) *endpoint {
-	e := &endpoint{
-		start: func(_ context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
+func HTTPEndpoint(life context.Context, c *HConn, w *clients.HTTPWire) *Endpoint {
+	e := &Endpoint{
+		start: func(_ context.Context, id jsonrpc.ID, method string, params map[string]any) (Waiter, error) {
 			return w.Start(life, id, method, params)
 		},
-		newID: w.NewID, tr: c.Proxy.Transcript(), exitHint: c.ExitHint,
+		NewID: w.NewID, Tr: c.Proxy.Transcript(), ExitHint: c.ExitHint,
 	}
 	if c.Proc != nil {
-		e.exited = c.Proc.Exited()
+		e.Exited = c.Proc.Exited()
 	}
 	return e
 }
@@ -72,7 +76,7 @@ type ToolOutcome struct {
 // Failed reports whether the call was refused (either kind of error).
 func (o ToolOutcome) Failed() bool { return o.RPCError || o.IsError }
 
-func parseOutcome(m clients.Message) ToolOutcome {
+func ParseOutcome(m clients.Message) ToolOutcome {
 	o := ToolOutcome{Msg: m}
 	if m.Env.Kind != jsonrpc.Response {
 		o.RPCError = true
@@ -109,36 +113,36 @@ func parseOutcome(m clients.Message) ToolOutcome {
 // errNoAnswer is a request that got no answer: the server hung or died.
 var errNoAnswer = errors.New("no answer")
 
-// callTool sends tools/call with an explicit id and waits up to d.
-func (e *endpoint) callTool(ctx context.Context, d time.Duration, id jsonrpc.ID, tool string, args map[string]any) (ToolOutcome, error) {
-	w, err := e.startTool(ctx, id, tool, args)
+// CallTool sends tools/call with an explicit id and waits up to d.
+func (e *Endpoint) CallTool(ctx context.Context, d time.Duration, id jsonrpc.ID, tool string, args map[string]any) (ToolOutcome, error) {
+	w, err := e.StartTool(ctx, id, tool, args)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	return e.await(ctx, d, w)
+	return e.Await(ctx, d, w)
 }
 
-func (e *endpoint) startTool(ctx context.Context, id jsonrpc.ID, tool string, args map[string]any) (waiter, error) {
+func (e *Endpoint) StartTool(ctx context.Context, id jsonrpc.ID, tool string, args map[string]any) (Waiter, error) {
 	w, err := e.start(ctx, id, "tools/call", map[string]any{"name": tool, "arguments": args})
 	if err != nil {
-		return nil, fmt.Errorf("send tools/call %s: %w%s", tool, err, e.exitHint())
+		return nil, fmt.Errorf("send tools/call %s: %w%s", tool, err, e.ExitHint())
 	}
 	return w, nil
 }
 
-func (e *endpoint) await(ctx context.Context, d time.Duration, w waiter) (ToolOutcome, error) {
+func (e *Endpoint) Await(ctx context.Context, d time.Duration, w Waiter) (ToolOutcome, error) {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	m, err := w.Wait(wctx)
 	if err != nil {
-		return ToolOutcome{}, fmt.Errorf("%w for id %s: %v%s", errNoAnswer, w.ID(), err, e.exitHint())
+		return ToolOutcome{}, fmt.Errorf("%w for id %s: %v%s", errNoAnswer, w.ID(), err, e.ExitHint())
 	}
-	return parseOutcome(m), nil
+	return ParseOutcome(m), nil
 }
 
 // listTools returns the tools of tools/list (one page is what the checks
 // need; a cursor is followed a few times).
-func (e *endpoint) listTools(ctx context.Context, d time.Duration) ([]map[string]any, error) {
+func (e *Endpoint) ListTools(ctx context.Context, d time.Duration) ([]map[string]any, error) {
 	var out []map[string]any
 	cursor := ""
 	for page := 0; page < 10; page++ {
@@ -146,15 +150,15 @@ func (e *endpoint) listTools(ctx context.Context, d time.Duration) ([]map[string
 		if cursor != "" {
 			params = map[string]any{"cursor": cursor}
 		}
-		w, err := e.start(ctx, e.newID(), "tools/list", params)
+		w, err := e.start(ctx, e.NewID(), "tools/list", params)
 		if err != nil {
-			return nil, fmt.Errorf("send tools/list: %w%s", err, e.exitHint())
+			return nil, fmt.Errorf("send tools/list: %w%s", err, e.ExitHint())
 		}
 		wctx, cancel := context.WithTimeout(ctx, d)
 		m, err := w.Wait(wctx)
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w%s", err, e.exitHint())
+			return nil, fmt.Errorf("tools/list: %w%s", err, e.ExitHint())
 		}
 		var res struct {
 			Result struct {
@@ -206,9 +210,9 @@ func Annotation(tool map[string]any, name string) (bool, bool) {
 	return v, ok
 }
 
-// newKey returns a fresh operation key: opaque, unguessable, 40 characters
+// NewKey returns a fresh operation key: opaque, unguessable, 40 characters
 // (inside the 16–128 the seed's schema asks for).
-func newKey(purpose string) string {
+func NewKey(purpose string) string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return "mcpc-" + purpose + "-" + hex.EncodeToString(b)
@@ -257,9 +261,9 @@ func readCount(o ToolOutcome, field string) (float64, error) {
 	return n, nil
 }
 
-// count calls the probe for key ("" asks for the total, without the key
+// Count calls the probe for key ("" asks for the total, without the key
 // argument) and returns the number of executions it reports.
-func (e *endpoint) count(ctx context.Context, d time.Duration, role Role, key string) (float64, ToolOutcome, error) {
+func (e *Endpoint) Count(ctx context.Context, d time.Duration, role Role, key string) (float64, ToolOutcome, error) {
 	p, err := role.MutationProbe()
 	if err != nil {
 		return 0, ToolOutcome{}, err
@@ -268,7 +272,7 @@ func (e *endpoint) count(ctx context.Context, d time.Duration, role Role, key st
 	if key != "" {
 		args[role.Key] = key
 	}
-	o, err := e.callTool(ctx, d, e.newID(), p.Tool, args)
+	o, err := e.CallTool(ctx, d, e.NewID(), p.Tool, args)
 	if err != nil {
 		return 0, o, err
 	}

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
-// unique returns a fresh identifier for tags and unknown session ids.
-func unique(prefix string) string {
+// Unique returns a fresh identifier for tags and unknown session ids.
+func Unique(prefix string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return prefix + "-" + hex.EncodeToString(b)
@@ -79,8 +79,8 @@ func (h *H) ProbeRole() (tool, tagArg string) {
 	return tool, tagArg
 }
 
-// probeState is what the reference server's probe tool reports.
-type probeState struct {
+// ProbeState is what the reference server's probe tool reports.
+type ProbeState struct {
 	Started   bool `json:"started"`
 	StepsRun  int  `json:"stepsRun"`
 	Finished  bool `json:"finished"`
@@ -91,7 +91,7 @@ type probeState struct {
 }
 
 // Probe asks the target how much work ran for tag.
-func (c *HConn) Probe(tool, tag string) probeState {
+func (c *HConn) Probe(tool, tag string) ProbeState {
 	ctx, cancel := c.h.Op()
 	defer cancel()
 	m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
@@ -100,7 +100,7 @@ func (c *HConn) Probe(tool, tag string) probeState {
 	}
 	var res struct {
 		Result struct {
-			Structured probeState `json:"structuredContent"`
+			Structured ProbeState `json:"structuredContent"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(m.Raw, &res); err != nil || m.Env.Kind != jsonrpc.Response {
@@ -109,8 +109,8 @@ func (c *HConn) Probe(tool, tag string) probeState {
 	return res.Result.Structured
 }
 
-// waitEnded waits up to d for call's stream to end.
-func waitEnded(ctx context.Context, call *clients.HTTPCall, d time.Duration) bool {
+// WaitEnded waits up to d for call's stream to end.
+func WaitEnded(ctx context.Context, call *clients.HTTPCall, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

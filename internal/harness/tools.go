@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type ToolAnnotations struct {
 // pages) and closes the connection. It returns the tools and the
 // negotiated protocol version.
 func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo, string, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
 	var (

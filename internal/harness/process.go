@@ -1,4 +1,4 @@
-package suites
+package harness
 
 // Server processes the harness starts for targets that listen (HTTP, WebSocket).
 
@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
@@ -189,4 +190,43 @@ func exitsWithin(p *faultproxy.Process, d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// CommandResolver turns a manifest's command and environment into the argv
+// and environment of the process to start. The default keeps the command
+// and appends the manifest's env; the binary that embeds the reference
+// server sets one that starts itself for `mcp-conform fixture …`
+// (SetCommandResolver).
+type CommandResolver func(m *Manifest) (argv, env []string, err error)
+
+var (
+	resolverMu sync.Mutex
+	resolver   CommandResolver = plainCommand
+)
+
+// SetCommandResolver replaces how target commands are resolved (nil
+// restores the default). Call it before a run.
+func SetCommandResolver(r CommandResolver) {
+	resolverMu.Lock()
+	defer resolverMu.Unlock()
+	if r == nil {
+		r = plainCommand
+	}
+	resolver = r
+}
+
+func resolveCommand(m *Manifest) ([]string, []string, error) {
+	resolverMu.Lock()
+	r := resolver
+	resolverMu.Unlock()
+	return r(m)
+}
+
+// plainCommand is the manifest's command as written, with its env.
+func plainCommand(m *Manifest) ([]string, []string, error) {
+	var env []string
+	for k, v := range m.Env {
+		env = append(env, k+"="+v)
+	}
+	return m.Command, env, nil
 }
