@@ -163,3 +163,21 @@ func (c *HConn) Ping(why string) clients.Message {
 
 // H is the harness the connection belongs to (nil outside a check).
 func (c *HConn) H() *H { return c.h }
+
+// SecondSession opens a second, independent HTTP session (its own
+// negotiation) through the connection's proxy.
+func (h *H) SecondSession(c *HConn) *clients.HTTPWire {
+	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
+	h.extra = append(h.extra, func() { _ = w.Close() })
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	if err := settle(ctx, w, h.cfg, h.target, h.session); err != nil {
+		h.FailServer("second session: %v%s", err, c.ExitHint())
+	}
+	return w
+}
+
+// DialHTTP is Dial for a Streamable HTTP target.
+func DialHTTP(ctx context.Context, cfg *Config, target *Manifest, rules ...faultproxy.Rule) (*HConn, error) {
+	return startHTTPConn(ctx, cfg, target, rules, clients.Session{}, nil)
+}

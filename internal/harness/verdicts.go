@@ -3,12 +3,10 @@ package harness
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
-	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -29,60 +27,12 @@ func (h *H) Sleep(d time.Duration) {
 	}
 }
 
-// SecondSession opens a second, independent HTTP session (its own
-// negotiation) through the connection's proxy.
-func (h *H) SecondSession(c *HConn) *clients.HTTPWire {
-	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
-	h.extra = append(h.extra, func() { _ = w.Close() })
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	defer cancel()
-	if err := settle(ctx, w, h.cfg, h.target, h.session); err != nil {
-		h.FailServer("second session: %v%s", err, c.ExitHint())
-	}
-	return w
-}
-
+// Clip shortens b to 300 bytes for a reason or a note.
 func Clip(b []byte) string {
 	if len(b) > 300 {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
-}
-
-// ConnectWrapped is Connect on a stdio target with the client's end of the
-// link wrapped (a reader a check gates, to play a slow consumer). The
-// server starts once, with no retry: a check that needs the wrapper
-// judges a failure to start as ERROR.
-func (h *H) ConnectWrapped(wrap func(io.ReadWriteCloser) io.ReadWriteCloser, rules ...faultproxy.Rule) *Conn {
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	defer cancel()
-	target, cleanup, err := expandTarget(h.target, h)
-	if err != nil {
-		h.Errorf("start target: %v", err)
-	}
-	argv, env, err := resolveCommand(target)
-	if err != nil {
-		h.Errorf("start target: %v", err)
-	}
-	rs := faultproxy.NewRules()
-	if err := rs.Set(rules...); err != nil {
-		h.Errorf("install rules: %v", err)
-	}
-	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: target.Dir, Rules: rs}
-	if h.cfg.Verbose {
-		opts.StderrTee = os.Stderr
-	}
-	link, err := faultproxy.StartStdio(context.Background(), opts)
-	if err != nil {
-		cleanup()
-		h.Errorf("start target: %v", err)
-	}
-	c := &Conn{Link: link, W: clients.NewWire(wrap(link.Client()), clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
-	h.conns = append(h.conns, c)
-	if err := settle(ctx, c.W, h.cfg, target, h.session); err != nil {
-		h.Errorf("start target: %v%s", err, exitHint(link))
-	}
-	return c
 }
 
 // Judge runs f on an H that knows only the session sess, outside any run,
@@ -99,14 +49,96 @@ func Judge(sess clients.Session, f func(h *H)) (status reports.Status, reason st
 	return reports.Pass, ""
 }
 
-// Dial starts target and opens a stdio or WebSocket connection to it
-// through the fault proxy, outside a check (tests and tools): negotiated
-// in the target's own version, closed by the caller.
-func Dial(ctx context.Context, cfg *Config, target *Manifest, rules ...faultproxy.Rule) (*Conn, error) {
-	return startConn(ctx, cfg, target, rules, clients.Session{}, nil)
+// verdict ends a check body early with a status.
+type verdict struct {
+	status reports.Status
+	reason string
+	// level, when set, is the level of the sentence the verdict rests on,
+	// when it is not the rule's (Warnf in a MUST check).
+	level reports.Level
 }
 
-// DialHTTP is Dial for a Streamable HTTP target.
-func DialHTTP(ctx context.Context, cfg *Config, target *Manifest, rules ...faultproxy.Rule) (*HConn, error) {
-	return startHTTPConn(ctx, cfg, target, rules, clients.Session{}, nil)
+// FailServer ends the check as FAIL whatever the level of its clause: the
+// server died, or did not answer a request it must answer (ping, a call
+// that was not cancelled). That is not the clause the check is about, and a
+// server that crashes or hangs must not pass the gate with a WARN.
+func (h *H) FailServer(format string, args ...any) {
+	panic(verdict{status: reports.Fail, reason: fmt.Sprintf(format, args...), level: reports.Must})
+}
+
+// StrayOutput describes the lines the server wrote on stdout that are not
+// JSON-RPC messages (garbage, logs, a line cut short by an exit), or "".
+func (h *H) StrayOutput() string {
+	n, first := 0, ""
+	for _, c := range h.conns {
+		for _, m := range c.W.Messages() {
+			if m.Env.Kind == jsonrpc.Invalid {
+				if n == 0 {
+					first = string(m.Raw)
+					if len(first) > 120 {
+						first = first[:120] + "..."
+					}
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if h.target.Transport == "websocket" {
+		return fmt.Sprintf("the server sent %d frame(s) that are not JSON-RPC messages, the first: %q "+
+			"(custom transports \"MUST preserve the JSON-RPC message format\"; stdio: \"The server MUST NOT write anything to its stdout that is not a valid MCP message.\")", n, first)
+	}
+	return fmt.Sprintf("the server wrote %d line(s) on stdout that are not JSON-RPC messages, the first: %q "+
+		"(stdio transport: \"The server MUST NOT write anything to its stdout that is not a valid MCP message.\")", n, first)
+}
+
+// StdioModernPage is the stdio transport's page in 2026-07-28.
+const StdioModernPage = "specification/2026-07-28/basic/transports/stdio.mdx"
+
+// stdioPage is the specification page of the stdio transport in version v.
+func stdioPage(v string) string {
+	if v == "" || v >= "2026-07-28" {
+		return StdioModernPage
+	}
+	return "specification/" + v + "/basic/transports.mdx"
+}
+
+// Failf ends the check: FAIL for a MUST clause, WARN for a SHOULD clause.
+func (h *H) Failf(format string, args ...any) {
+	st := reports.Fail
+	if h.rule.Level == reports.Should {
+		st = reports.Warn
+	}
+	panic(verdict{status: st, reason: fmt.Sprintf(format, args...)})
+}
+
+// Warnf ends the check as WARN, whatever the level of the check's rule: the
+// server broke a SHOULD of the clause (or one the check observes beside
+// it) but no MUST. A check result has one status: a check whose clause
+// holds a MUST and a SHOULD FAILs when the MUST is broken (Failf), and only
+// otherwise WARNs for the SHOULD. The reported level is SHOULD.
+func (h *H) Warnf(format string, args ...any) {
+	panic(verdict{status: reports.Warn, reason: fmt.Sprintf(format, args...), level: reports.Should})
+}
+
+// Skip ends the check as SKIP with the reason.
+func (h *H) Skip(reason string) { panic(verdict{status: reports.Skip, reason: reason}) }
+
+// Errorf ends the check as ERROR: the harness could not run it.
+func (h *H) Errorf(format string, args ...any) {
+	panic(verdict{status: reports.Error, reason: fmt.Sprintf(format, args...)})
+}
+
+// Notef records an observation in the transcript and the PASS reason.
+func (h *H) Notef(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	h.notes = append(h.notes, s)
+	switch {
+	case len(h.hconns) > 0:
+		h.hconns[len(h.hconns)-1].Proxy.Transcript().Note("%s", s)
+	case len(h.conns) > 0:
+		h.conns[len(h.conns)-1].Transcript().Note("%s", s)
+	}
 }
