@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,9 +29,18 @@ type HTTPOptions struct {
 	// Signal, when set, reaches the process group of a server the harness
 	// started, for crash and pause faults.
 	Signal func(Signal) error
-	// Redact lists header names whose values the transcript hides;
-	// Authorization and Cookie are always hidden.
+	// Redact lists header names whose values the transcript hides, besides
+	// those SensitiveHeader names (Authorization, Cookie, X-Api-Key, ...).
 	Redact []string
+	// Authorize, when set, is called on every request the proxy sends
+	// upstream (each relayed POST, GET and DELETE, and each injected
+	// POST), after the client's headers were copied: it adds the
+	// credentials the proxy holds for its clients (`proxy --url
+	// --header`, the harness's --header and OAuth token). The transcript
+	// records the client's request as it arrived, so what it adds is
+	// never recorded. An error fails the request (502, noted in the
+	// transcript).
+	Authorize func(req *http.Request) error
 	// Transcript, when set, is used instead of a new one (to share it with
 	// the server process's output).
 	Transcript *Transcript
@@ -81,7 +91,7 @@ func StartHTTP(ctx context.Context, opts HTTPOptions) (*HTTP, error) {
 		upstream: up,
 		ln:       ln,
 		client:   &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		redact:   map[string]bool{"Authorization": true, "Cookie": true, "Set-Cookie": true, "Proxy-Authorization": true},
+		redact:   map[string]bool{},
 	}
 	for _, h := range opts.Redact {
 		p.redact[http.CanonicalHeaderKey(h)] = true
@@ -235,13 +245,37 @@ func isEventStream(h http.Header) bool {
 func (p *HTTP) headers(h http.Header) map[string][]string {
 	out := make(map[string][]string, len(h))
 	for k, v := range h {
-		if p.redact[http.CanonicalHeaderKey(k)] {
+		if p.redact[http.CanonicalHeaderKey(k)] || SensitiveHeader(k) {
 			out[k] = []string{"[redacted]"}
 			continue
 		}
 		out[k] = append([]string(nil), v...)
 	}
 	return out
+}
+
+// sensitiveWords mark a header name whose values are credentials.
+var sensitiveWords = []string{"auth", "cookie", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "x-key", "signature"}
+
+// SensitiveHeader reports whether a header's values are secrets by its
+// name: Authorization, Proxy-Authorization, Cookie, Set-Cookie, and any
+// name holding auth, token, secret, password, credential, api-key or
+// signature (X-Api-Key, X-Auth-Token, ...), but not WWW-Authenticate or
+// Authentication-Info, whose values are public (a 401's challenge). The
+// transcript shows their values as "[redacted]". (reports.SensitiveHeader
+// is the same rule for what the reports show.)
+func SensitiveHeader(name string) bool {
+	c := http.CanonicalHeaderKey(name)
+	if c == "Www-Authenticate" || c == "Authentication-Info" {
+		return false
+	}
+	l := strings.ToLower(c)
+	for _, w := range sensitiveWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
