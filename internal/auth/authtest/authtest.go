@@ -91,6 +91,17 @@ func (s *Server) Issued() int {
 	return s.issued
 }
 
+// Tokens are the access tokens it issued, in no order.
+func (s *Server) Tokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.tokens))
+	for t := range s.tokens {
+		out = append(out, t)
+	}
+	return out
+}
+
 // Resources are the resource parameters of the token requests, in order.
 func (s *Server) Resources() []string {
 	s.mu.Lock()
