@@ -59,6 +59,13 @@ protocol versions it accepts (server/discover for 2026-07-28, initialize for the
 says otherwise. --shard INDEX/COUNT runs one deterministic slice of the checks
 (all of a check's runs in one slice); 'mcp-conform report merge' joins the slices.
 
+Credentials: an HTTP target behind a token gets --header 'Name: value',
+--header-env NAME=ENVVAR, the manifest's headers: (\${VAR} from the environment)
+or an OAuth client-credentials token (--oauth-client-id, --oauth-client-secret-env,
+--oauth-token-url or discovery) on every request; their values never appear in a
+report. --repeat N runs every check N times and marks FLAKY a check whose verdict
+changed; --seed N reproduces every random choice (printed in every report).
+
 Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
 2 the harness could not run (bad usage, target never started, ERROR).
 With --baseline FILE, the FAIL and WARN checks listed there do not count;
