@@ -60,7 +60,7 @@ says otherwise. --shard INDEX/COUNT runs one deterministic slice of the checks
 (all of a check's runs in one slice); 'mcp-conform report merge' joins the slices.
 
 Credentials: an HTTP target behind a token gets --header 'Name: value',
---header-env NAME=ENVVAR, the manifest's headers: (\${VAR} from the environment)
+--header-env NAME=ENVVAR, the manifest's headers: (${VAR} from the environment)
 or an OAuth client-credentials token (--oauth-client-id, --oauth-client-secret-env,
 --oauth-token-url or discovery) on every request; their values never appear in a
 report. --repeat N runs every check N times and marks FLAKY a check whose verdict
