@@ -309,6 +309,10 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 	}
 	res.Transcript = h.transcript()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	// No secret of the run leaves the harness in a result: the reason may
+	// quote what the server said (the transcript is scrubbed entry by
+	// entry at conversion).
+	res.Reason = reports.Secrets.String(res.Reason)
 	cfgMu.Lock()
 	results = append(results, res)
 	cb := onCheck
@@ -503,7 +507,7 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 		cleanup()
 		return nil, err
 	}
-	rs := faultproxy.NewRules()
+	rs := faultproxy.NewRulesSeed(cfg.Seed)
 	if err := rs.Set(rules...); err != nil {
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
@@ -666,6 +670,7 @@ func toReportEntry(e faultproxy.Entry) reports.Entry {
 			re.Text = string(e.Raw)
 		}
 	}
+	reports.Secrets.Entry(&re) // header values by name, known secrets anywhere
 	return re
 }
 

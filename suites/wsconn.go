@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/auth"
 )
 
 // JSON-RPC over WebSocket (manifest transport "websocket", url ws://…) is
@@ -61,12 +63,14 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 		return nil, false, err
 	}
 	c.Proc = proc
-	rs := faultproxy.NewRules()
+	rs := faultproxy.NewRulesSeed(cfg.Seed)
 	if err := rs.Set(rules...); err != nil {
 		c.close()
 		return nil, false, fmt.Errorf("install rules: %w", err)
 	}
-	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr}
+	creds := cfg.CredentialsFor(target)
+	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr,
+		Authorize: func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }}
 	if proc != nil {
 		po.Signal = proc.Signal
 	}
