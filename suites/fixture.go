@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,11 +35,36 @@ const (
 	// serve (a comma-separated list of fixtures.Variants names): a
 	// manifest's env selects them.
 	FixtureVariantEnv = "MCP_CONFORM_FIXTURE_VARIANT"
+	// FixtureTokensEnv, FixtureIntrospectEnv and FixtureAuthServersEnv
+	// make the reference server over HTTP require a bearer token
+	// (fixtures.HTTPOptions Tokens, comma-separated; Introspection;
+	// AuthorizationServers, comma-separated): `mcp-conform fixture
+	// --require-token`, and the built-in HTTP target.
+	FixtureTokensEnv      = "MCP_CONFORM_FIXTURE_TOKENS"
+	FixtureIntrospectEnv  = "MCP_CONFORM_FIXTURE_INTROSPECT"
+	FixtureAuthServersEnv = "MCP_CONFORM_FIXTURE_AUTH_SERVERS"
 )
 
 // fixtureVariants reads FixtureVariantEnv.
 func fixtureVariants() ([]string, error) {
 	return fixtures.ParseVariants(os.Getenv(FixtureVariantEnv))
+}
+
+// ReferenceToken is the bearer token the built-in HTTP target requires
+// (besides the two principals' of its auth: list): every request of the
+// harness carries it (the manifest's headers:), and SECURITY-AUTH-REQUIRED
+// checks that a request without it is refused.
+const ReferenceToken = "mcp-conform-reference-token"
+
+// splitEnv reads a comma-separated list from the environment.
+func splitEnv(name string) []string {
+	var out []string
+	for _, v := range strings.Split(os.Getenv(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // referenceSessionTTL is the idle expiry of the built-in HTTP target's 2025
@@ -95,7 +121,8 @@ func serveFixtureHTTP(mutant, addr string, heartbeat, sessionTTL time.Duration) 
 		return 2
 	}
 	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat, SessionTTL: sessionTTL,
-		Ledger: os.Getenv(FixtureLedgerEnv), Variants: vs}
+		Ledger: os.Getenv(FixtureLedgerEnv), Variants: vs, Tokens: splitEnv(FixtureTokensEnv), Introspection: os.Getenv(FixtureIntrospectEnv),
+		AuthorizationServers: splitEnv(FixtureAuthServersEnv)}
 	err = fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
 	if errors.Is(err, fixtures.ErrCrash) {
 		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
@@ -165,12 +192,17 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			{"Authorization": "Bearer mcp-conform-principal-a"},
 			{"Authorization": "Bearer mcp-conform-principal-b"},
 		},
+		// It requires a bearer token: the principals' and the run's, which
+		// every request of the harness carries.
+		Headers:      map[string]string{"Authorization": "Bearer " + ReferenceToken},
+		RequiresAuth: true,
 		Env: map[string]string{
 			fixtureEnv:           fixtureValue(mutant),
 			fixtureHTTPEnv:       "127.0.0.1:{port}",
 			fixtureHeartbeatEnv:  referenceHeartbeat.String(),
 			fixtureSessionTTLEnv: referenceSessionTTL.String(),
 			FixtureLedgerEnv:     TmpDirPlaceholder + "/ledger.db",
+			FixtureTokensEnv:     ReferenceToken + ",mcp-conform-principal-a,mcp-conform-principal-b",
 		},
 	}
 }

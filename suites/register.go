@@ -24,4 +24,5 @@ func Register() {
 	registerFlow()
 	registerRobustInput()
 	registerSecurity()
+	registerSecurityAuth()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,7 +44,8 @@ func newExplainCmd() *cobra.Command {
 }
 
 func newFixtureCmd() *cobra.Command {
-	var mutant, httpAddr, wsAddr, ledger, variant string
+	var mutant, httpAddr, wsAddr, ledger, variant, introspect string
+	var tokens, authServers []string
 	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
@@ -75,6 +77,21 @@ stdio message rules.`,
 					return fmt.Errorf("--ledger: %w", err)
 				}
 			}
+			if (len(tokens) > 0 || introspect != "" || len(authServers) > 0) && httpAddr == "" {
+				return usageError{fmt.Errorf("fixture: --require-token, --token-introspection and --authorization-server need --http")}
+			}
+			if len(authServers) > 0 && len(tokens) == 0 && introspect == "" {
+				return usageError{fmt.Errorf("fixture: --authorization-server needs --require-token or --token-introspection")}
+			}
+			for env, v := range map[string]string{suites.FixtureTokensEnv: strings.Join(tokens, ","),
+				suites.FixtureIntrospectEnv: introspect, suites.FixtureAuthServersEnv: strings.Join(authServers, ",")} {
+				if v == "" {
+					continue
+				}
+				if err := os.Setenv(env, v); err != nil {
+					return err
+				}
+			}
 			if wsAddr != "" {
 				if httpAddr != "" {
 					return usageError{fmt.Errorf("fixture: give --http or --ws, not both")}
@@ -102,6 +119,9 @@ stdio message rules.`,
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks, and the correct variants")
 	cmd.Flags().StringVar(&variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+suites.FixtureVariantEnv+"): the same contract in another shape")
+	cmd.Flags().StringArrayVar(&tokens, "require-token", nil, "--http: serve only requests with 'Authorization: Bearer TOKEN' (repeatable: any of them); others get 401 with a WWW-Authenticate Bearer challenge (default: no authorization)")
+	cmd.Flags().StringVar(&introspect, "token-introspection", "", "--http: also accept bearer tokens this RFC 7662 introspection endpoint says are active and issued for this server (aud)")
+	cmd.Flags().StringArrayVar(&authServers, "authorization-server", nil, "--http, with --require-token or --token-introspection: issuer listed in the protected-resource metadata served at /.well-known/oauth-protected-resource/mcp and named by the 401 challenge (repeatable)")
 	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+suites.FixtureLedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }

@@ -62,7 +62,7 @@ func AcceptsVersions(ctx context.Context, cfg *Config, target *Manifest, version
 		wg.Go(func() {
 			negotiate(i, func(tv *Manifest) error {
 				tv.URL = endpoint
-				w := clients.NewHTTPWire(endpoint, clients.HTTPOptions{ClientName: "mcp-conform"})
+				w := clients.NewHTTPWire(endpoint, directHTTPOptions(cfg, t))
 				defer w.Close()
 				return settle(ctx, w, cfg, tv, clients.Session{})
 			})

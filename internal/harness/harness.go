@@ -146,6 +146,10 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 	}
 	res.Transcript = h.transcript()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	// No secret of the run leaves the harness in a result: the reason may
+	// quote what the server said (the transcript is scrubbed entry by
+	// entry at conversion).
+	res.Reason = reports.Secrets.String(res.Reason)
 	cfgMu.Lock()
 	results = append(results, res)
 	cb := onCheck

@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
@@ -37,6 +39,15 @@ func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
 	return c
 }
 
+// directHTTPOptions are the options of a wire that reaches target's
+// endpoint itself, not through a proxy (the version probes): its client
+// adds the run's credentials to every request.
+func directHTTPOptions(cfg *Config, target *Manifest) clients.HTTPOptions {
+	hc := clients.NewHTTPClient()
+	hc.Transport = cfg.CredentialsFor(target).Transport(hc.Transport)
+	return clients.HTTPOptions{ClientName: "mcp-conform", Client: hc}
+}
+
 func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
 	tr := faultproxy.NewTranscript(nil)
 	target, cleanup, err := expandTarget(target, h)
@@ -50,13 +61,20 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		return nil, err
 	}
 	c.Proc = proc
-	rs := faultproxy.NewRules()
+	rs := faultproxy.NewRulesSeed(cfg.Seed)
 	if err := rs.Set(rules...); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
 	c.Upstream = endpoint
-	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr}
+	// The proxy is the one place every request of a check reaches the
+	// server through (its wires, second sessions, raw POSTs): it adds the
+	// run's credentials to each (auth.Credentials.Apply), so no check
+	// body handles one; the transcript records the request as the check
+	// sent it.
+	creds := cfg.CredentialsFor(target)
+	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr, Redact: creds.Names(),
+		Authorize: func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }}
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal
 	}

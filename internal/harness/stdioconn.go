@@ -64,7 +64,7 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 		cleanup()
 		return nil, err
 	}
-	rs := faultproxy.NewRules()
+	rs := faultproxy.NewRulesSeed(cfg.Seed)
 	if err := rs.Set(rules...); err != nil {
 		return nil, fmt.Errorf("install rules: %w", err)
 	}

@@ -73,6 +73,7 @@ func ReportEntry(e faultproxy.Entry) reports.Entry {
 			re.Text = string(e.Raw)
 		}
 	}
+	reports.Secrets.Entry(&re) // header values by name, known secrets anywhere
 	return re
 }
 

@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/auth"
 )
 
 // JSON-RPC over WebSocket (manifest transport "websocket", url ws://…) is
@@ -55,12 +57,14 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 		return nil, false, err
 	}
 	c.Proc = proc
-	rs := faultproxy.NewRules()
+	rs := faultproxy.NewRulesSeed(cfg.Seed)
 	if err := rs.Set(rules...); err != nil {
 		c.Close()
 		return nil, false, fmt.Errorf("install rules: %w", err)
 	}
-	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr}
+	creds := cfg.CredentialsFor(target)
+	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr,
+		Authorize: func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }}
 	if proc != nil {
 		po.Signal = proc.Signal
 	}
