@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 )
+
+func init() { harness.SetCommandResolver(resolveCommand) }
 
 // fixtureEnv, when set in a process's environment, makes
 // ServeFixtureIfAsked serve the reference server (value "reference") or one

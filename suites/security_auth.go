@@ -43,7 +43,7 @@ func registerSecurityAuth() {
 }
 
 func authRequired(h *H) {
-	if !h.target.RequiresAuth {
+	if !h.Target().RequiresAuth {
 		h.Skip("the target manifest does not declare requiresAuth: true (authorization is optional in MCP: whether this server requires it is unknown)")
 	}
 	c := h.ConnectHTTP() // with the run's credentials: they work

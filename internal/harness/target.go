@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"errors"
@@ -164,7 +164,7 @@ func (m *Manifest) Validate() error {
 		if r.Key == "" {
 			return errors.New("role mutation: no key (the argument that carries the idempotency key)")
 		}
-		if _, err := r.probe(); err != nil {
+		if _, err := r.MutationProbe(); err != nil {
 			return fmt.Errorf("role mutation: %w", err)
 		}
 	}
@@ -238,8 +238,8 @@ func (c *Config) CredentialsFor(target *Manifest) *auth.Credentials {
 	return creds
 }
 
-// withDefaults fills unset timeouts.
-func (c *Config) withDefaults() *Config {
+// WithDefaults fills unset timeouts.
+func (c *Config) WithDefaults() *Config {
 	cc := *c
 	if cc.OpTimeout <= 0 {
 		cc.OpTimeout = 5 * time.Second
@@ -328,32 +328,4 @@ func (c *Config) Transports() string {
 		}
 	}
 	return strings.Join(ts, ",")
-}
-
-// TargetFlags are the ways a user names targets on the command line.
-type TargetFlags struct {
-	Stdio, URL, Manifest, Mutant string
-}
-
-// Targets resolves the flags to the targets of a run: one named target, or
-// the built-in reference server (with the mutant, if any).
-func (f TargetFlags) Targets() ([]*Manifest, error) {
-	var (
-		m   *Manifest
-		err error
-	)
-	switch {
-	case f.Manifest != "":
-		m, err = LoadManifest(f.Manifest)
-	case f.Stdio != "":
-		m, err = StdioManifest(f.Stdio)
-	case f.URL != "":
-		m, err = URLManifest(f.URL)
-	default:
-		return ReferenceTargets(f.Mutant), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return []*Manifest{m}, nil
 }

@@ -1,15 +1,9 @@
-package suites
+package harness
 
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
@@ -45,53 +39,6 @@ func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
 	return c
 }
 
-// freePort finds a free loopback port for a server the harness starts.
-// The port is free when freePort returns but only bound when the server
-// starts, so it is drawn below the kernel's ephemeral range: a port the
-// kernel hands to any process binding port 0 in between (other servers,
-// other test runs on the machine) would otherwise be taken under the
-// server, whose start then fails while the harness talks to a stranger.
-func freePort() (string, error) {
-	lo := ephemeralLow()
-	for range 64 {
-		if lo <= 11024 {
-			break
-		}
-		port := 10000 + rand.IntN(lo-11024)
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			continue
-		}
-		_ = ln.Close()
-		return strconv.Itoa(port), nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	_, port, err := net.SplitHostPort(ln.Addr().String())
-	return port, err
-}
-
-// ephemeralLow is the first port of the kernel's ephemeral range (Linux;
-// 32768 elsewhere or when it cannot be read).
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 1 {
-		return 32768
-	}
-	lo, err := strconv.Atoi(f[0])
-	if err != nil {
-		return 32768
-	}
-	return lo
-}
-
 // directHTTPOptions are the options of a wire that reaches target's
 // endpoint itself, not through a proxy (the version probes): its client
 // adds the run's credentials to every request.
@@ -116,7 +63,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	c.Proc = proc
 	rs := faultproxy.NewRulesSeed(cfg.Seed)
 	if err := rs.Set(rules...); err != nil {
-		c.close()
+		c.Close()
 		return nil, fmt.Errorf("install rules: %w", err)
 	}
 	c.Upstream = endpoint
@@ -133,7 +80,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	}
 	c.Proxy, err = faultproxy.StartHTTP(context.Background(), po)
 	if err != nil {
-		c.close()
+		c.Close()
 		return nil, err
 	}
 	c.W = clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
@@ -141,9 +88,9 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		h.hconns = append(h.hconns, c)
 	}
 	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = startHint(err, c.exitHint)
+		err = startHint(err, c.ExitHint)
 		if h == nil {
-			c.close()
+			c.Close()
 			return nil, withTranscript(err, tr)
 		}
 		return nil, err
@@ -151,70 +98,7 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	return c, nil
 }
 
-// maxPortAttempts bounds the starts of a server whose port was taken.
-const maxPortAttempts = 3
-
-// portTaken reports whether the server exited and said that its address
-// was in use.
-func portTaken(tr *faultproxy.Transcript, p *faultproxy.Process) bool {
-	select {
-	case <-p.Exited():
-	default:
-		return false
-	}
-	// Its last output may still be on the way into the transcript.
-	for deadline := time.Now().Add(500 * time.Millisecond); ; {
-		for _, e := range tr.Entries() {
-			if strings.Contains(strings.ToLower(e.Text), "address already in use") {
-				return true
-			}
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitListening waits until the endpoint accepts TCP connections, the
-// process exits, or ctx ends.
-func waitListening(ctx context.Context, endpoint string, p *faultproxy.Process) error {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("target url %q: not an absolute URL", endpoint)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), map[string]string{"https": "443"}[u.Scheme]+map[bool]string{true: "80"}[u.Scheme != "https"])
-	}
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	var exited <-chan struct{}
-	if p != nil {
-		exited = p.Exited()
-	}
-	for {
-		d := net.Dialer{Timeout: 200 * time.Millisecond}
-		conn, err := d.DialContext(ctx, "tcp", host)
-		if err == nil {
-			_ = conn.Close()
-			return nil
-		}
-		if p == nil {
-			// A server the harness did not start is up or it is not.
-			return fmt.Errorf("the server at %s is not reachable: %w", endpoint, err)
-		}
-		select {
-		case <-exited:
-			return fmt.Errorf("the server exited before listening on %s: %v", host, p.ExitErr())
-		case <-ctx.Done():
-			return fmt.Errorf("the server did not listen on %s in time (last attempt: %v): %w", host, err, ctx.Err())
-		case <-tick.C:
-		}
-	}
-}
-
-func (c *HConn) exitHint() string {
+func (c *HConn) ExitHint() string {
 	if c.Proc == nil {
 		return ""
 	}
@@ -228,7 +112,7 @@ func (c *HConn) exitHint() string {
 	}
 }
 
-func (c *HConn) close() {
+func (c *HConn) Close() {
 	if c.W != nil {
 		_ = c.W.Close()
 	}
@@ -263,7 +147,7 @@ func (c *HConn) StartRole(role string, id jsonrpc.ID, token any, extra map[strin
 	call, err := c.W.Start(c.h.ctx, id, "tools/call", params)
 	_ = ctx
 	if err != nil {
-		c.h.Failf("tools/call %s: %v%s", r.Tool, err, c.exitHint())
+		c.h.Failf("tools/call %s: %v%s", r.Tool, err, c.ExitHint())
 	}
 	return call
 }
@@ -274,7 +158,7 @@ func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
 	defer cancel()
 	m, err := call.Wait(ctx)
 	if err != nil {
-		c.h.Failf("%s: no response for id %s: %v%s", what, call.ID(), err, c.exitHint())
+		c.h.Failf("%s: no response for id %s: %v%s", what, call.ID(), err, c.ExitHint())
 	}
 	return m
 }
@@ -282,15 +166,36 @@ func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
 // Ping sends the era's barrier request (ping, or server/discover in
 // 2026-07-28) and waits for its answer.
 func (c *HConn) Ping(why string) clients.Message {
-	ctx, cancel := c.h.op()
+	ctx, cancel := c.h.Op()
 	defer cancel()
-	method := barrierMethod(c.W.Session())
+	method := BarrierMethod(c.W.Session())
 	m, err := c.W.Call(ctx, method, nil)
 	if err != nil {
-		c.h.failServer("server did not answer %s %s: %v%s", method, why, err, c.exitHint())
+		c.h.FailServer("server did not answer %s %s: %v%s", method, why, err, c.ExitHint())
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		c.h.failServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
+		c.h.FailServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
 	}
 	return m
+}
+
+// H is the harness the connection belongs to (nil outside a check).
+func (c *HConn) H() *H { return c.h }
+
+// SecondSession opens a second, independent HTTP session (its own
+// negotiation) through the connection's proxy.
+func (h *H) SecondSession(c *HConn) *clients.HTTPWire {
+	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
+	h.extra = append(h.extra, func() { _ = w.Close() })
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	if err := settle(ctx, w, h.cfg, h.target, h.session); err != nil {
+		h.FailServer("second session: %v%s", err, c.ExitHint())
+	}
+	return w
+}
+
+// DialHTTP is Dial for a Streamable HTTP target.
+func DialHTTP(ctx context.Context, cfg *Config, target *Manifest, rules ...faultproxy.Rule) (*HConn, error) {
+	return startHTTPConn(ctx, cfg, target, rules, clients.Session{}, nil)
 }
