@@ -219,7 +219,8 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex.body = body
 	ex.uri = r.URL.RequestURI()
 	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
-	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method}
+	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method,
+		Session: r.Header.Get("Mcp-Session-Id")}
 	p.record(msg)
 	p.apply(msg, reqSink{ex})
 	ex.pend.Wait()
