@@ -1,0 +1,34 @@
+package describe
+
+// The fixtures and the catalog meet here (explain shows a check's mutant),
+// so the tests that hold them to each other live here: fixtures cannot
+// import suites' catalog in its own tests without tying the two together.
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/suites"
+)
+
+// TestEveryMutantBreaksACatalogCheck: a mutant's Breaks names a check of
+// the catalog (explain shows the mutant under it; a Breaks naming nothing
+// would be a mutant no check is shown to catch), and a mutant of one
+// transport breaks a check that runs on it. Only a mutant that is not a
+// bug breaks nothing. No server is started.
+func TestEveryMutantBreaksACatalogCheck(t *testing.T) {
+	for _, m := range fixtures.Mutants() {
+		if m.Breaks == "" {
+			continue // not a bug (no-progress): no check may fail on it
+		}
+		c, ok := suites.Lookup(m.Breaks)
+		if !ok {
+			t.Errorf("mutant %s breaks %q, which is no check of the catalog", m.Name, m.Breaks)
+			continue
+		}
+		if m.Transport != "" && !slices.Contains(c.Transports, m.Transport) {
+			t.Errorf("mutant %s (%s) breaks %s, which runs on %v only", m.Name, m.Transport, c.ID, c.Transports)
+		}
+	}
+}
