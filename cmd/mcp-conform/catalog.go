@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,38 +61,34 @@ stdio message rules.`,
 			if list {
 				return describe.Mutants(cmd.OutOrStdout())
 			}
-			if variant != "" {
-				if _, err := fixtures.ParseVariants(variant); err != nil {
-					return usageError{fmt.Errorf("--variant: %w (see 'mcp-conform fixture --list')", err)}
-				}
-				if err := os.Setenv(suites.FixtureVariantEnv, variant); err != nil {
-					return fmt.Errorf("--variant: %w", err)
+			vs, err := fixtures.ParseVariants(variant)
+			if err != nil {
+				return usageError{fmt.Errorf("--variant: %w (see 'mcp-conform fixture --list')", err)}
+			}
+			if variant == "" {
+				// A manifest's env may name them.
+				if vs, err = fixtures.ParseVariants(os.Getenv(fixtures.VariantEnv)); err != nil {
+					fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+					return exitError{fixtures.ExitBadArgs}
 				}
 			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
 			}
-			if ledger != "" {
-				if err := os.Setenv(suites.FixtureLedgerEnv, ledger); err != nil {
-					return fmt.Errorf("--ledger: %w", err)
-				}
+			if ledger == "" {
+				// A manifest's env may name it (fixtures/targets/reference.yaml).
+				ledger = os.Getenv(fixtures.LedgerEnv)
 			}
-			if wsAddr != "" {
-				if httpAddr != "" {
-					return usageError{fmt.Errorf("fixture: give --http or --ws, not both")}
-				}
-				if code := suites.ServeFixtureWS(mutant, wsAddr); code != 0 {
-					return exitError{code}
-				}
-				return nil
+			if wsAddr != "" && httpAddr != "" {
+				return usageError{fmt.Errorf("fixture: give --http or --ws, not both")}
 			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			o := fixtures.ProcessOptions{Mutant: mutant, Variants: vs, Ledger: ledger, WS: wsAddr, HTTP: httpAddr}
 			if httpAddr != "" {
-				if code := suites.ServeFixtureHTTP(mutant, httpAddr, heartbeat); code != 0 {
-					return exitError{code}
-				}
-				return nil
+				o.Heartbeat = heartbeat
 			}
-			if code := suites.ServeFixture(mutant); code != 0 {
+			if code := fixtures.RunProcess(ctx, o); code != fixtures.ExitOK {
 				return exitError{code}
 			}
 			return nil
@@ -101,7 +99,7 @@ stdio message rules.`,
 	cmd.Flags().StringVar(&wsAddr, "ws", "", "serve JSON-RPC over WebSocket on this address (one message per text frame, one session per connection; the endpoint ws://ADDR/mcp is printed once listening)")
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks, and the correct variants")
-	cmd.Flags().StringVar(&variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+suites.FixtureVariantEnv+"): the same contract in another shape")
-	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+suites.FixtureLedgerEnv+", else a private temporary file); servers given one file share it")
+	cmd.Flags().StringVar(&variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+fixtures.VariantEnv+"): the same contract in another shape")
+	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+fixtures.LedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-conform/mcp-conform/suites"
+	"github.com/mcp-conform/mcp-conform/fixtures"
 )
 
 // usageError marks a bad command line: exit code 2.
@@ -26,7 +26,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	suites.ServeFixtureIfAsked()
+	fixtures.ServeIfAsked()
 	os.Exit(execute(os.Args[1:]))
 }
 

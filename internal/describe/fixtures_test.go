@@ -32,3 +32,23 @@ func TestEveryMutantBreaksACatalogCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceManifestsSetFixtureEnv: the harness's built-in targets start
+// the reference with an environment whose names suites spells itself (it
+// does not import fixtures); every one is a name fixtures.ServeIfAsked
+// reads.
+func TestReferenceManifestsSetFixtureEnv(t *testing.T) {
+	known := map[string]bool{fixtures.ServeEnv: true, fixtures.HTTPEnv: true, fixtures.HeartbeatEnv: true,
+		fixtures.SessionTTLEnv: true, fixtures.WSEnv: true, fixtures.LedgerEnv: true, fixtures.VariantEnv: true}
+	ms := append(suites.ReferenceTargets("no-progress"), suites.ReferenceWSManifest(""))
+	for _, m := range ms {
+		if _, ok := m.Env[fixtures.ServeEnv]; !ok {
+			t.Errorf("%s reference manifest does not set %s", m.Transport, fixtures.ServeEnv)
+		}
+		for k := range m.Env {
+			if !known[k] {
+				t.Errorf("%s reference manifest sets %s, which fixtures.ServeIfAsked does not read", m.Transport, k)
+			}
+		}
+	}
+}
