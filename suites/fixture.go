@@ -4,12 +4,18 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 )
+
+func init() { harness.SetCommandResolver(resolveCommand) }
 
 // fixtureEnv, when set in a process's environment, makes
 // fixtures.ServeIfAsked serve the reference server (value "reference") or
 // one of its mutants (the mutant's name) on stdin/stdout. These names are
-// fixtures' (ServeEnv, HTTPEnv, ...), which suites does not import.
+// fixtures' (ServeEnv, HTTPEnv, ...), which suites does not import;
+// internal/describe's TestReferenceManifestsSetFixtureEnv holds the two
+// spellings together.
 const fixtureEnv = "MCP_CONFORM_SERVE_FIXTURE"
 
 // fixtureHTTPEnv, set with fixtureEnv, serves Streamable HTTP on its value
@@ -22,7 +28,17 @@ const (
 	// server's keyed mutation tools: servers given the same file share it,
 	// and a restarted server finds it again (empty: a private file).
 	fixtureLedgerEnv = "MCP_CONFORM_FIXTURE_LEDGER"
+	// fixtureTokensEnv makes the reference server over HTTP require a
+	// bearer token, one of its comma-separated list: the built-in HTTP
+	// target does.
+	fixtureTokensEnv = "MCP_CONFORM_FIXTURE_TOKENS"
 )
+
+// ReferenceToken is the bearer token the built-in HTTP target requires
+// (besides the two principals' of its auth: list): every request of the
+// harness carries it (the manifest's headers:), and SECURITY-AUTH-REQUIRED
+// checks that a request without it is refused.
+const ReferenceToken = "mcp-conform-reference-token"
 
 // referenceSessionTTL is the idle expiry of the built-in HTTP target's 2025
 // sessions: short, so that SESSION-EXPIRED-404 waits little (1.5 s), and
@@ -66,12 +82,17 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			{"Authorization": "Bearer mcp-conform-principal-a"},
 			{"Authorization": "Bearer mcp-conform-principal-b"},
 		},
+		// It requires a bearer token: the principals' and the run's, which
+		// every request of the harness carries.
+		Headers:      map[string]string{"Authorization": "Bearer " + ReferenceToken},
+		RequiresAuth: true,
 		Env: map[string]string{
 			fixtureEnv:           fixtureValue(mutant),
 			fixtureHTTPEnv:       "127.0.0.1:{port}",
 			fixtureHeartbeatEnv:  referenceHeartbeat.String(),
 			fixtureSessionTTLEnv: referenceSessionTTL.String(),
 			fixtureLedgerEnv:     TmpDirPlaceholder + "/ledger.db",
+			fixtureTokensEnv:     ReferenceToken + ",mcp-conform-principal-a,mcp-conform-principal-b",
 		},
 	}
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/sse"
 )
 
-const lifecycleLegacy = "specification/VERSION/basic/lifecycle.mdx"
-
 // timeoutIdle is the reliable client's idle timeout in the TIMEOUT checks:
 // short against the slow role (the reference's runs 480 ms) so that the
 // server is still working when the cancellation reaches it.
@@ -30,7 +28,8 @@ var checkTimeoutCancelStops = register(&Check{
 		"transport's cancellation (stdio: notifications/cancelled; HTTP 2025: notifications/cancelled; HTTP 2026-07-28: it closes " +
 		"the response stream) and ignores whatever comes later. Judged on what the server wrote, as the proxy read it: no response " +
 		"for the request after the cancellation, no progress after a barrier request answered after it, and (HTTP, with the role's " +
-		"probe) no further work. One status for two sentences: a message after the cancellation FAILs where the version says MUST NOT " +
+		"probe) no further work (after a stream close, which orders nothing, the work must stand still once the control call was served: " +
+		"a probe two observed steps later finds no new step). One status for two sentences: a message after the cancellation FAILs where the version says MUST NOT " +
 		"(2026-07-28) and WARNs where it says SHOULD (2025); work that went on WARNs (SHOULD stop as soon as practical).",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Should, Spec: lifecycleLegacy, Also: []string{cancelLegacy},
@@ -66,15 +65,15 @@ func delayProgress(d time.Duration) faultproxy.Rule {
 }
 
 func timeoutCancelStops(h *H) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		timeoutCancelStopsHTTP(h)
 		return
 	}
-	c := h.Connect(delayProgress(2 * h.cfg.CallTimeout))
-	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
+	c := h.Connect(delayProgress(2 * h.Cfg().CallTimeout))
+	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.Cfg().CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
-	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), nil))
-	expectTimedOut(h, out, reliable.SignalNotification, c.exitHint)
+	out := rc.Call(h.Ctx(), "tools/call", roleParams(h.Role("slow"), nil))
+	expectTimedOut(h, out, reliable.SignalNotification, c.ExitHint)
 	barrier := c.Ping("after the timeout's cancellation")
 	// A control call started now ends after the cancelled one would have.
 	ctrl := c.StartRole("slow", jsonrpc.StringID("timeout-control"), nil)
@@ -90,7 +89,7 @@ func expectTimedOut(h *H, out reliable.Outcome, want reliable.Signal, exitHint f
 	case out.State == reliable.Completed:
 		h.Errorf("the slow role completed (%s) within the %s idle deadline though its progress was held back: give it more steps or a longer duration", out.Response.Raw, timeoutIdle)
 	case out.State == reliable.Failed:
-		h.failServer("no response for id %s before its timeout: %v%s", out.ID, out.Err, exitHint())
+		h.FailServer("no response for id %s before its timeout: %v%s", out.ID, out.Err, exitHint())
 	case !out.State.TimedOut():
 		h.Errorf("the call ended %s, not in a timeout", out.State)
 	case out.SignalErr != nil:
@@ -168,7 +167,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	p := h.Role("slow").Probe
 	tool, _ := p["tool"].(string)
 	tagArg, _ := p["tag"].(string)
-	c := h.ConnectHTTP(delayProgress(2 * h.cfg.CallTimeout))
+	c := h.ConnectHTTP(delayProgress(2 * h.Cfg().CallTimeout))
 	want := reliable.SignalNotification
 	if c.W.Session().Era == clients.EraModern {
 		want = reliable.SignalStreamClose
@@ -178,13 +177,16 @@ func timeoutCancelStopsHTTP(h *H) {
 	if tool != "" && tagArg != "" {
 		extra = map[string]any{tagArg: tag}
 	}
-	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
+	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.Cfg().CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
-	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), extra))
-	expectTimedOut(h, out, want, c.exitHint)
+	started := time.Now()
+	out := rc.Call(h.Ctx(), "tools/call", roleParams(h.Role("slow"), extra))
+	expectTimedOut(h, out, want, c.ExitHint)
 	var before probeState
+	var ran time.Duration
 	if extra != nil {
 		before = c.Probe(tool, tag)
+		ran = time.Since(started)
 	}
 	barrier := c.Ping("after the timeout's cancellation")
 	ctrl := c.StartRole("slow", jsonrpc.StringID("timeout-control"), nil, nil)
@@ -203,11 +205,38 @@ func timeoutCancelStopsHTTP(h *H) {
 		return
 	}
 	after := c.Probe(tool, tag)
-	h.Notef("probe at the cancellation: %+v; after the control call: %+v", before, after)
 	if after.Finished {
+		h.Notef("probe at the cancellation: %+v; after the control call: %+v", before, after)
 		h.Warnf("the server kept working after the client's timeout cancellation (%s) and completed the request (probe: %+v)", out.Signal, after)
 	}
-	if after.StepsRun > before.StepsRun+1 {
-		h.Warnf("the work went on after the client's timeout cancellation (%s): %d steps at the cancellation, %d later", out.Signal, before.StepsRun, after.StepsRun)
+	if want == reliable.SignalNotification {
+		// The barrier orders the cancellation before the control call:
+		// the work has had its step in flight and no more.
+		h.Notef("probe at the cancellation: %+v; after the control call: %+v", before, after)
+		if after.StepsRun > before.StepsRun+1 {
+			h.Warnf("the work went on after the client's timeout cancellation (%s): %d steps at the cancellation, %d later", out.Signal, before.StepsRun, after.StepsRun)
+		}
+		return
 	}
+	// A closed stream orders nothing: the server learns of the close when
+	// its HTTP stack does, so steps may still run while it notices. Once
+	// the whole control call has been served, the work must stand still:
+	// a later probe, two of its observed steps on, finds no further step.
+	gap := stillGap(ran, before.StepsRun)
+	h.Sleep(gap)
+	later := c.Probe(tool, tag)
+	h.Notef("probe at the cancellation: %+v; after the control call: %+v; %s later: %+v", before, after, gap.Round(time.Millisecond), later)
+	if later.Finished && !after.Finished {
+		h.Warnf("the server kept working after the client's timeout cancellation (%s) and completed the request (probe: %+v)", out.Signal, later)
+	}
+	if later.StepsRun > after.StepsRun {
+		h.Warnf("the work went on after the client's timeout cancellation (%s): %d steps at the cancellation, %d after the control call, %d %s later", out.Signal, before.StepsRun, after.StepsRun, later.StepsRun, gap.Round(time.Millisecond))
+	}
+}
+
+// stillGap is how long to wait between two probes that show a task
+// standing still: two of the steps the call was seen to run (ran over
+// steps), within [50 ms, 2 s].
+func stillGap(ran time.Duration, steps int) time.Duration {
+	return min(max(2*ran/time.Duration(max(steps, 1)), 50*time.Millisecond), 2*time.Second)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // usageError marks a bad command line: exit code 2.
@@ -42,7 +43,7 @@ func execute(args []string) int {
 	case errors.As(err, &ee):
 		return ee.code
 	default:
-		fmt.Fprintln(os.Stderr, "mcp-conform:", err)
+		fmt.Fprintln(os.Stderr, "mcp-conform:", reports.Secrets.String(err.Error()))
 		return 2
 	}
 }

@@ -209,6 +209,8 @@ var mutantCases = []mutantCase{
 	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
 	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
 	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
+	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401"},
+	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

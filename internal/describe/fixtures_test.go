@@ -39,7 +39,8 @@ func TestEveryMutantBreaksACatalogCheck(t *testing.T) {
 // reads.
 func TestReferenceManifestsSetFixtureEnv(t *testing.T) {
 	known := map[string]bool{fixtures.ServeEnv: true, fixtures.HTTPEnv: true, fixtures.HeartbeatEnv: true,
-		fixtures.SessionTTLEnv: true, fixtures.WSEnv: true, fixtures.LedgerEnv: true, fixtures.VariantEnv: true}
+		fixtures.SessionTTLEnv: true, fixtures.WSEnv: true, fixtures.LedgerEnv: true, fixtures.VariantEnv: true,
+		fixtures.TokensEnv: true, fixtures.IntrospectEnv: true, fixtures.AuthServersEnv: true}
 	ms := append(suites.ReferenceTargets("no-progress"), suites.ReferenceWSManifest(""))
 	for _, m := range ms {
 		if _, ok := m.Env[fixtures.ServeEnv]; !ok {
