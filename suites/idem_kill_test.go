@@ -30,7 +30,7 @@ func TestKillBetweenCommitAndResponse(t *testing.T) {
 			if transport == "http" {
 				m = ReferenceHTTPManifest("")
 			}
-			m.Env[FixtureLedgerEnv] = ledger
+			m.Env[fixtureLedgerEnv] = ledger
 			cfg := (&Config{}).WithDefaults()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()

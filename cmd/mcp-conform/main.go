@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites"
 )
 
 // usageError marks a bad command line: exit code 2.
@@ -27,7 +27,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	suites.ServeFixtureIfAsked()
+	fixtures.ServeIfAsked()
 	os.Exit(execute(os.Args[1:]))
 }
 
