@@ -140,7 +140,9 @@ func assertNoSecret(t *testing.T, r authRun, secrets ...string) {
 // unprotected reference, and no output to hold the token or the secret.
 // The OAuth runs outlive several tokens: the token is refreshed.
 func TestAuthHTTPTarget(t *testing.T) {
-	t.Parallel()
+	// Eight runs of the race-built binary, one after another, within the
+	// servers' 4 minutes: its share of the machine is a race-built test's.
+	limitParallel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	as, err := authtest.Start(authtest.Options{ClientID: authClientID, ClientSecret: authClientSecret, Lifetime: 2 * time.Second})
