@@ -180,6 +180,33 @@ func newestKnown(versions []string, era Era) string {
 func (n negotiation) discover(ctx context.Context, version string) (answer, error) {
 	pctx, cancel := context.WithTimeout(ctx, n.probeTimeout)
 	defer cancel()
+	return n.discoverWithin(ctx, pctx, version)
+}
+
+// forcedProbeTimeout bounds server/discover when a modern version is forced:
+// with no initialize fallback, a silence there means the version is refused,
+// so it gets the time a loaded machine needs to start a server and answer
+// (the 2 s of the open probe, which only chooses an era, were seen to pass
+// on a loaded 2-core machine and report 2026-07-28 refused).
+const forcedProbeTimeout = 15 * time.Second
+
+// discoverForced is discover for a forced modern version.
+func (n negotiation) discoverForced(ctx context.Context, version string) (answer, error) {
+	pctx, cancel := context.WithTimeout(ctx, n.forcedTimeout())
+	defer cancel()
+	return n.discoverWithin(ctx, pctx, version)
+}
+
+// forcedTimeout is forcedProbeTimeout when the probe timeout is the
+// default; a probe timeout set explicitly bounds a forced probe too.
+func (n negotiation) forcedTimeout() time.Duration {
+	if n.probeTimeout == DefaultProbeTimeout {
+		return forcedProbeTimeout
+	}
+	return n.probeTimeout
+}
+
+func (n negotiation) discoverWithin(ctx, pctx context.Context, version string) (answer, error) {
 	params := map[string]any{"_meta": map[string]any{
 		MetaProtocolVersion:    version,
 		MetaClientCapabilities: map[string]any{},
@@ -241,14 +268,18 @@ func (n negotiation) probe(ctx context.Context, force string) (Session, error) {
 	if want == "" {
 		want = newestKnown(KnownVersions, EraModern)
 	}
-	a, err := n.discover(ctx, want)
+	discover := n.discover
+	if force != "" {
+		discover = n.discoverForced
+	}
+	a, err := discover(ctx, want)
 	if err != nil {
 		return Session{}, fmt.Errorf("clients: server/discover probe: %w", err)
 	}
 	legacy := newestKnown(KnownVersions, EraLegacy)
 	if a.timedOut {
 		if force != "" {
-			return Session{}, fmt.Errorf("%w: no answer to server/discover within %v (forced %s, no initialize fallback)", ErrNegotiation, n.probeTimeout, force)
+			return Session{}, fmt.Errorf("%w: no answer to server/discover within %v (forced %s, no initialize fallback)", ErrNegotiation, n.forcedTimeout(), force)
 		}
 		return n.initialize(ctx, legacy, false)
 	}

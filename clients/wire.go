@@ -71,7 +71,9 @@ type WireOptions struct {
 	ClientName    string
 	ClientVersion string
 	// ProbeTimeout bounds the server/discover probe of Negotiate, default
-	// DefaultProbeTimeout; no answer within it means a legacy server.
+	// DefaultProbeTimeout; no answer within it means a legacy server. With
+	// a modern version forced (no fallback) the default bound is 15 s; a
+	// ProbeTimeout set explicitly bounds that probe too.
 	ProbeTimeout time.Duration
 	// MaxMessages bounds the inbound message log, default
 	// DefaultMaxMessages: beyond it the oldest messages are evicted (see
