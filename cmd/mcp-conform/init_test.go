@@ -457,7 +457,7 @@ func TestInitUsage(t *testing.T) {
 	}{
 		{nil, "exactly one target"},
 		{[]string{"--stdio", "x", "--url", "http://127.0.0.1:1/mcp"}, "exactly one target"},
-		{[]string{"--stdio", "x", "--header", "A: b"}, "--header applies to --url targets only"},
+		{[]string{"--stdio", "x", "--header", "A: b"}, "--header, --header-env and --oauth-… apply to --url targets only"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--header", "Authorization Bearer s3cr3t"}, "want 'Name: value'"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--try-tools", "--no-calls"}, "contradict"},
 		{[]string{"--stdio", "x", "--out", exists}, "exists (--force overwrites it)"},
