@@ -22,7 +22,7 @@ go vet ./...
 for platform in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
   GOOS=${platform%/*} GOARCH=${platform#*/} CGO_ENABLED=0 go build ./... || { echo "cross build $platform failed" >&2; exit 1; }
 done
-go test -race -count=1 -timeout 30m ./... "$@"
+go test -race -count=1 -timeout 45m ./... "$@"
 
 # The drop-in test tools (testtools/, README.md in each): the Go package is a
 # nested module of its own, outside ./...; the npm package's tests run where
