@@ -244,7 +244,7 @@ func targetsFor(cfg *Config, c *Check) []*Manifest {
 func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) {
 	cfg := config()
 	start := time.Now()
-	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Transport: target.Transport}
+	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Transport: target.Transport, Clauses: slices.Clone(c.Clauses)}
 	h := &H{ctx: ctx, check: c, cfg: cfg, target: target}
 	v := h.run(body)
 	if ctx.Err() != nil && v.status != reports.Skip {

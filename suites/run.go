@@ -173,7 +173,7 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 				ran[c.ID+"/"+t.Transport]--
 				continue
 			}
-			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport, ProtocolVersion: t.Spec,
+			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport, ProtocolVersion: t.Spec, Clauses: slices.Clone(c.Clauses),
 				Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
 			if vs := c.VersionsOn(t.Transport); len(vs) > 0 {
 				r, _ := c.RuleOn(t.Transport, vs[0])

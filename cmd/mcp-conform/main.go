@@ -84,6 +84,7 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
+	root.AddCommand(newCoverageCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newHerdCmd())
 	root.AddCommand(newVersionCmd(), newSummaryCmd())
