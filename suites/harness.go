@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/schema"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/sse"
@@ -52,6 +53,7 @@ func Configure(c *Config, onResult func(reports.Check)) {
 	probed = map[*Manifest]*probeResult{}
 	evidence = newRunEvidence()
 	results = nil
+	resetSchemaRuns()
 	onCheck = onResult
 }
 
@@ -153,6 +155,8 @@ const resultEntry = "mcp-conform-result"
 type checkEntry struct {
 	Check   reports.Check `json:"check"`
 	Version string        `json:"version"`
+	// Schema is SCHEMA-VALID's walk of the check's transcripts.
+	Schema *schemaRun `json:"schema,omitempty"`
 }
 
 // verdict ends a check body early with a status.
@@ -184,6 +188,10 @@ type H struct {
 	// extra are connections a check opened besides conns and hconns (a
 	// second HTTP session), closed with them.
 	extra []func()
+	// schemaRun and schemaV are SCHEMA-VALID's walk of the check's
+	// transcripts (schema_valid.go).
+	schemaRun *schemaRun
+	schemaV   *schema.Validator
 }
 
 // Conn is one connection to the target: a server process behind a fault
@@ -308,6 +316,7 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		_ = os.RemoveAll(h.tmp)
 	}
 	res.Transcript = h.transcript()
+	h.recordSchemaRun()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	cfgMu.Lock()
 	results = append(results, res)
@@ -317,7 +326,7 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		cb(res)
 	}
 	ginkgo.AddReportEntry("mcp-conform", fmt.Sprintf("%s %s", res.Status, res.Reason))
-	ginkgo.AddReportEntry(resultEntry, checkEntry{Check: res, Version: h.session.Version}, ginkgo.ReportEntryVisibilityNever)
+	ginkgo.AddReportEntry(resultEntry, checkEntry{Check: res, Version: h.session.Version, Schema: h.schemaRun}, ginkgo.ReportEntryVisibilityNever)
 	switch res.Status {
 	case reports.Fail:
 		ginkgo.Fail(fmt.Sprintf("FAIL (%s): %s", res.Level, res.Reason))
@@ -621,8 +630,16 @@ func (h *H) transcript() []reports.Entry {
 		if len(trs) > 1 {
 			out = append(out, reports.Entry{Kind: "note", Text: fmt.Sprintf("connection %d", i+1)})
 		}
+		sw := h.schemaWalkFor(i + 1) // SCHEMA-VALID, passively (schema_valid.go)
 		for _, e := range tr.Entries() {
-			out = append(out, toReportEntry(e))
+			re := toReportEntry(e)
+			out = append(out, re)
+			if sw == nil {
+				continue
+			}
+			if mark, bad := sw.see(e, re); bad {
+				out = append(out, mark)
+			}
 		}
 	}
 	return out

@@ -67,6 +67,9 @@ func Selected(opts RunOptions) ([]*Check, error) {
 	}
 	var out []*Check
 	for _, c := range catalog {
+		if c.Passive {
+			continue // no spec of its own: see selectsPassive
+		}
 		if !slices.ContainsFunc(c.Transports, func(t string) bool { return filter(c.Labels(t)) }) {
 			continue
 		}
@@ -78,6 +81,21 @@ func Selected(opts RunOptions) ([]*Check, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// selectsPassive reports whether the options select passive check c
+// (SCHEMA-VALID), whose results are made from the other checks' runs.
+func selectsPassive(opts RunOptions, c *Check) bool {
+	filter, err := labelFilter(opts)
+	if err != nil || !slices.ContainsFunc(c.Transports, func(t string) bool { return filter(c.Labels(t)) }) {
+		return false
+	}
+	for _, f := range opts.Focus {
+		if re, err := regexp.Compile(f); err == nil && re.MatchString(c.Area()+" "+c.ID+" "+c.Title) {
+			return true
+		}
+	}
+	return len(opts.Focus) == 0
 }
 
 // labelFilter compiles the options' --label-filter (nil: everything).
@@ -134,6 +152,7 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 		}
 	})
 	registerOnce.Do(Register)
+	setSchemaOn(selectsPassive(opts, checkSchemaValid))
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
@@ -189,7 +208,7 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 // BuildReport assembles the report of the checks recorded so far in this
 // process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
-	r := buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+	r := buildReport(cfg, toolVersion, started, append(Results(), schemaResults()...), NegotiatedVersion())
 	cfgMu.Lock()
 	tools := map[string][]map[string]any{}
 	for m, p := range probed {
@@ -208,6 +227,7 @@ func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Re
 // parallel process.
 func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*reports.Report, error) {
 	var res []reports.Check
+	var runs []schemaRun
 	version := ""
 	for _, sr := range gr.SpecReports {
 		for _, e := range sr.ReportEntries {
@@ -219,11 +239,15 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 				return nil, fmt.Errorf("read result of %s: %w", sr.FullText(), err)
 			}
 			res = append(res, ce.Check)
+			if ce.Schema != nil {
+				runs = append(runs, *ce.Schema)
+			}
 			if ce.Version != "" {
 				version = ce.Version
 			}
 		}
 	}
+	res = append(res, schemaResultsOf(runs)...)
 	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil
 }
 

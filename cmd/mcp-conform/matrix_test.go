@@ -92,6 +92,13 @@ var mutantCases = []mutantCase{
 	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
 	{mutant: "late-cancel-answered", want: reports.Fail, evidence: "replied to the late cancellation"},
 	{mutant: "late-cancel-answered", spec: "2025-06-18", want: reports.Fail, evidence: "replied to the late cancellation"},
+	// SCHEMA-VALID sees every message of every check: a result that lacks
+	// a required member, a notification with an id.
+	{mutant: "schema-invalid-result", want: reports.Fail, evidence: "missing property 'ttlMs'"},
+	{mutant: "schema-invalid-result", spec: "2025-11-25", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "schema-invalid-result", spec: "2025-06-18", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "notification-with-id", want: reports.Fail, evidence: "carries an id"},
+	{mutant: "notification-with-id", spec: "2025-11-25", want: reports.Fail, evidence: "carries an id"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
