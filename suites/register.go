@@ -15,4 +15,5 @@ func Register() {
 	registerFlow()
 	registerRobustInput()
 	registerSecurity()
+	registerLifecycle()
 }
