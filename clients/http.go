@@ -135,6 +135,11 @@ func NewHTTPWire(endpoint string, opts HTTPOptions) *HTTPWire {
 	return w
 }
 
+// NewHTTPClient returns a client configured as HTTPOptions.Client's
+// default, for a caller that wraps its Transport (credentials) and passes
+// it as HTTPOptions.Client.
+func NewHTTPClient() *http.Client { return defaultHTTPClient() }
+
 func defaultHTTPClient() *http.Client {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Client{

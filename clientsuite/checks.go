@@ -171,7 +171,9 @@ var checkProgressResetsIdle = &Check{
 	Title: "progress notifications reset the client's idle clock",
 	How: "progress-max-timeout: slow reports progress every 100 ms; the client's request timeout is 800 ms, reset on progress, with a " +
 		"maximum of 2000 ms. A cancellation before the maximum while progress was still arriving (the last one less than the idle timeout before it) " +
-		"means progress did not reset the idle clock.",
+		"means progress did not reset the idle clock; so does, when the client cancelled nothing, its outcome line timeout (HTTP: the grader's " +
+		"time of reading it) 1 s or more before the maximum — the line alone only bounds the clock loosely, since the client's clocks start " +
+		"before its request reaches the proxy (a node client's first fetch: hundreds of ms).",
 	Rules:      sameRule(seed("SHOULD", "Idle timeout: how long the request may go without useful activity; progress may reset the idle clock (the request coordinator's two clocks). [MCP: \"Implementations MAY choose to reset the timeout clock when receiving a progress notification\"]"), Versions...),
 	Transports: allTransports,
 	Scenario:   "progress-max-timeout",
@@ -188,8 +190,16 @@ var checkProgressResetsIdle = &Check{
 			return NotApplicable, "no progress notification reached the client"
 		}
 		p := r.Params
-		at, ok := anyCancellation(r, c)
-		if !ok || at-c.At >= p.MaxTotal()-earlyTolerance {
+		at, how, ok := clockFired(r, c)
+		// A cancellation is timed on the wire; an outcome line is read
+		// after the clock fired, by a client whose clocks started before
+		// its request reached the proxy: a maximum that fired on the
+		// client's clock can read well before the maximum on the proxy's.
+		margin := earlyTolerance
+		if how != "cancelled" {
+			margin = r.slack(lateSlack)
+		}
+		if !ok || at-c.At >= p.MaxTotal()-margin {
 			return Held, fmt.Sprintf("%d progress notifications; the idle clock (%s) did not fire before the maximum (%s)", len(prog), msOf(p.Timeout()), msOf(p.MaxTotal()))
 		}
 		var last *Msg
@@ -201,8 +211,12 @@ var checkProgressResetsIdle = &Check{
 		if last == nil || at-last.At >= p.Timeout()-earlyTolerance {
 			return NotApplicable, "progress paused for longer than the idle timeout before the cancellation: the idle clock could fire"
 		}
-		return Broken, fmt.Sprintf("the client cancelled request %s %s after sending it, only %s after the last of %d progress notifications: its idle clock (%s) was not reset by progress (maximum %s)",
-			idText(c.Env.ID), msOf(at-c.At), msOf(at-last.At), countBefore(prog, at), msOf(p.Timeout()), msOf(p.MaxTotal()))
+		verb := "cancelled"
+		if how != "cancelled" {
+			verb = "timed out on (its outcome line; no cancellation before it)"
+		}
+		return Broken, fmt.Sprintf("the client %s request %s %s after sending it, only %s after the last of %d progress notifications: its idle clock (%s) was not reset by progress (maximum %s)",
+			verb, idText(c.Env.ID), msOf(at-c.At), msOf(at-last.At), countBefore(prog, at), msOf(p.Timeout()), msOf(p.MaxTotal()))
 	},
 }
 
@@ -220,7 +234,8 @@ var checkMaxTimeout = &Check{
 	ID:    "CLIENT-MAX-TIMEOUT",
 	Title: "a maximum timeout fires whatever the progress",
 	How: "progress-max-timeout: slow reports progress every 100 ms for 30 s; the client's maximum total timeout is 2000 ms. " +
-		"The request must be cancelled (by either signal) within 1 s after the maximum.",
+		"The request must be cancelled (by either signal) within 1 s after the maximum; a response stream that closed only as the client " +
+		"process ended (within 300 ms of its exit; the driver lingers 1 s after the call) is the shutdown's, not a cancellation, on HTTP as on stdio.",
 	Rules: merge(
 		sameRule(spec("SHOULD", "implementations SHOULD always enforce a maximum timeout, regardless of progress notifications", pageLifecycle, "cl-lc#7"), legacyVersions...),
 		map[string]Rule{V20260728: spec("SHOULD", "implementations SHOULD always enforce a maximum timeout, regardless of progress notifications, to limit the impact of a misbehaving client or server.", pageCancel26, "cl-c26#5")},
@@ -234,9 +249,16 @@ var checkMaxTimeout = &Check{
 		}
 		p := r.Params
 		prog := progressOf(r, c)
-		at, ok := anyCancellation(r, c)
+		at, ok := clockSignal(r, c)
 		if !ok {
-			return Broken, fmt.Sprintf("request %s was never cancelled although its maximum timeout was %s (%d progress notifications kept arriving)", idText(c.Env.ID), msOf(p.MaxTotal()), len(prog))
+			why := fmt.Sprintf("%d progress notifications kept arriving", len(prog))
+			if o, ok := outcomeOf(r, r.Params.Tool); ok && o.Outcome == "timeout" {
+				why = fmt.Sprintf("the driver reported the call's outcome %q, so the maximum fired in the client only: the server was never told, and %d progress notifications kept arriving", o.Outcome, len(prog))
+			}
+			if n, closed := exitClose(r, c); closed {
+				why += fmt.Sprintf("; the response stream closed only as the client process ended (%s after the request)", msOf(n.At-c.At))
+			}
+			return Broken, fmt.Sprintf("request %s was never cancelled although its maximum timeout was %s (%s)", idText(c.Env.ID), msOf(p.MaxTotal()), why)
 		}
 		if at-c.At > p.MaxTotal()+r.slack(lateSlack) {
 			return Broken, fmt.Sprintf("request %s was cancelled only %s after it was sent: its maximum timeout was %s (%d progress notifications before)", idText(c.Env.ID), msOf(at-c.At), msOf(p.MaxTotal()), countBefore(prog, at))
@@ -249,7 +271,8 @@ var checkHeartbeat = &Check{
 	ID:    "CLIENT-HEARTBEAT-NO-RESET",
 	Title: "an SSE comment (a transport heartbeat) does not reset the client's idle clock",
 	How: "heartbeat-idle: slow is silent for 20 s while its stream carries an SSE comment every 100 ms; the client's request timeout " +
-		"is 800 ms, reset on progress. It must cancel within 1 s after the idle timeout, despite the comments.",
+		"is 800 ms, reset on progress. Its idle clock must fire within 1 s after the idle timeout, despite the comments: its cancellation " +
+		"(not a stream closed as the process ended), or the driver's outcome line timeout, whichever comes first.",
 	Rules:      sameRule(seed("MUST NOT", "Do not reset an operation's semantic timeout just because a transport comment arrived (SSE keep-alive comments keep intermediaries from closing an idle connection)."), Versions...),
 	Transports: []string{HTTP},
 	Scenario:   "heartbeat-idle",
@@ -268,14 +291,17 @@ var checkHeartbeat = &Check{
 		if comments < 2 {
 			return NotApplicable, fmt.Sprintf("%d SSE comments reached the client within its idle timeout: nothing could have reset it", comments)
 		}
-		at, ok := anyCancellation(r, c)
+		at, how, ok := clockFired(r, c)
 		if !ok {
+			if o, ok := outcomeOf(r, r.Params.Tool); ok && o.Outcome == "timeout" {
+				return NotApplicable, fmt.Sprintf("the driver reported a timeout but the client sent no cancellation and its outcome line has no time: when its idle clock fired is not known (CLIENT-TIMEOUT-CANCEL judges the missing cancellation)")
+			}
 			return Broken, fmt.Sprintf("request %s was never cancelled: its idle timeout of %s did not fire while SSE comments arrived every ~100 ms", idText(c.Env.ID), msOf(p.Timeout()))
 		}
 		if at-c.At > p.Timeout()+r.slack(lateSlack) {
-			return Broken, fmt.Sprintf("request %s was cancelled %s after it was sent, not at its idle timeout of %s: the SSE comments on its stream reset the idle clock", idText(c.Env.ID), msOf(at-c.At), msOf(p.Timeout()))
+			return Broken, fmt.Sprintf("request %s %s %s after it was sent, not at its idle timeout of %s: the SSE comments on its stream reset the idle clock", idText(c.Env.ID), how, msOf(at-c.At), msOf(p.Timeout()))
 		}
-		return Held, fmt.Sprintf("request %s cancelled %s after it was sent (idle timeout %s) despite %d SSE comments", idText(c.Env.ID), msOf(at-c.At), msOf(p.Timeout()), comments)
+		return Held, fmt.Sprintf("request %s %s %s after it was sent (idle timeout %s) despite %d SSE comments", idText(c.Env.ID), how, msOf(at-c.At), msOf(p.Timeout()), comments)
 	},
 }
 
@@ -552,50 +578,24 @@ var checkReinit404 = &Check{
 
 var checkHerd = &Check{
 	ID:    "CLIENT-HERD-JITTER",
-	Title: "many clients losing their streams at once reconnect spread out, by jittered capped backoff",
-	How: "herd: eight client processes each hold a slow call; when every stream has delivered its first progress the proxy cuts them all " +
-		"at once (as `mcp-conform herd` does). Each client's first reconnection after the cut (a GET with Last-Event-ID in 2025, the " +
-		"re-issued call in 2026) is timed from the cut: the first reconnections must spread over at least 100 ms (clients reconnecting " +
-		"at once land within a few ms; the latest one is left out of the spread, as a straggler of the scheduler), and none may wait more than 10 s (the cap, 8 s, and margin). The reason gives p50 and p99, as the herd command does.",
+	Title: "clients that lose their streams reconnect after delays of their own, by jittered capped backoff",
+	How: "herd: eight client processes each call slow. The proxy holds the calls at a gate until all eight are there (at most 10 s after " +
+		"the first, however long each client took to start), lets them in one at a time in the order they came, cuts each call's stream " +
+		"right after its first progress, and lets the next call in once that client reconnected (a GET of its session, or its call sent " +
+		"again; else 2.5 s later): each client's first reconnection (a GET in 2025, the re-issued call in 2026) is timed from its own " +
+		"cut, alone, while the other clients wait idle at the gate. Clients without jitter all wait the same delay " +
+		"(a few ms of noise apart); with jitter the delays must spread over at least 100 ms (the latest one is left out of the spread, as a " +
+		"straggler of the scheduler), and none may wait more than 10 s (the cap, 8 s, and margin). The reason gives p50 and p99, as the herd command does.",
 	Rules:      sameRule(seed("SHOULD", "If 10,000 clients reconnect within the same second, the recovering server fails again: use exponential backoff with jitter and a cap (attempt 0: up to 250 ms, doubling, cap 8000 ms). Every client reconnecting immediately makes recovery another outage."), Versions...),
 	Transports: []string{HTTP},
 	Scenario:   "herd",
 	judge: func(r *Run) (Finding, string) {
-		if r.CutAt == 0 {
-			return Unjudgeable, "the grader never cut the streams (not every client opened its stream?)" + clientExit(r)
+		ds, n, why := herdDelays(r)
+		if why != "" {
+			return Unjudgeable, why + clientExit(r)
 		}
-		v := r.View()
-		sessionTag := map[string]string{}
-		first := map[string]time.Duration{}
-		for _, m := range v.Msgs {
-			if m.Dir != faultproxy.ClientToServer || m.Synthetic {
-				continue
-			}
-			tag := ""
-			if m.Env.Method == "tools/call" {
-				var args map[string]any
-				_ = json.Unmarshal(params(m)["arguments"], &args)
-				tag, _ = args["tag"].(string)
-				if sid := m.Header.Get("Mcp-Session-Id"); sid != "" && tag != "" {
-					sessionTag[sid] = tag
-				}
-			} else if m.HTTPMethod == "GET" {
-				tag = sessionTag[m.Header.Get("Mcp-Session-Id")]
-			}
-			if tag == "" || m.At <= r.CutAt {
-				continue
-			}
-			if _, ok := first[tag]; !ok {
-				first[tag] = m.At - r.CutAt
-			}
-		}
-		n := r.Scenario.NumClients()
-		if len(first) < 2 {
-			return NotApplicable, fmt.Sprintf("%d of %d clients reconnected after the cut: no spread to measure", len(first), n)
-		}
-		var ds []time.Duration
-		for _, d := range first {
-			ds = append(ds, d)
+		if len(ds) < 2 {
+			return NotApplicable, fmt.Sprintf("%d of %d clients reconnected after their streams were cut: no spread to measure", len(ds), n)
 		}
 		sortDurations(ds)
 		// The spread leaves the latest one out when there are five or
@@ -609,16 +609,65 @@ var checkHerd = &Check{
 		for _, d := range ds {
 			parts = append(parts, fmt.Sprint(d.Milliseconds()))
 		}
-		stats := fmt.Sprintf("%d of %d clients reconnected; first reconnections at %s ms after the cut (p50 %s, p99 %s, spread %s)",
+		stats := fmt.Sprintf("%d of %d clients reconnected; each %s ms after its own stream was cut (p50 %s, p99 %s, spread %s)",
 			len(ds), n, strings.Join(parts, ", "), msOf(percentile(ds, 0.5)), msOf(percentile(ds, 0.99)), msOf(spread))
 		if ds[len(ds)-1] > herdCap {
 			return Broken, stats + ": a first reconnection waited longer than the 8 s cap"
 		}
 		if spread < herdMinSpread {
-			return Broken, stats + ": the clients came back together (no jitter)"
+			return Broken, stats + ": the clients wait the same delay (no jitter): cut at once, they would come back together"
 		}
 		return Held, stats
 	},
+}
+
+// herdDelays are the herd's reconnection delays: for each stream the herd
+// conductor cut, the time from the cut to that client's first request
+// after it (a GET of its session, or a call carrying its tag). cut is how
+// many streams were cut; why says why nothing could be measured.
+func herdDelays(r *Run) (ds []time.Duration, cut int, why string) {
+	v := r.View()
+	callOn := map[string]*Msg{}
+	calls := 0
+	for _, m := range v.ToolCalls(r.Params.Tool) {
+		calls++
+		if _, ok := callOn[m.Stream]; !ok {
+			callOn[m.Stream] = m
+		}
+	}
+	for _, f := range v.Faults {
+		if f.Rule != ruleHerdCut || f.Fault != "cut" {
+			continue
+		}
+		call := callOn[f.Stream]
+		if call == nil {
+			continue
+		}
+		cut++
+		tag := callTag(call.Env)
+		sid := ""
+		if call.Header != nil {
+			sid = call.Header.Get("Mcp-Session-Id")
+		}
+		for _, m := range v.Msgs {
+			if m.Index <= f.Index || m.Dir != faultproxy.ClientToServer || m.Synthetic {
+				continue
+			}
+			again := m.Env.Method == "tools/call" && callTag(m.Env) == tag
+			resume := m.HTTPMethod == "GET" && sid != "" && m.Header.Get("Mcp-Session-Id") == sid
+			if again || resume {
+				ds = append(ds, m.At-f.At)
+				break
+			}
+		}
+	}
+	if cut == 0 {
+		if calls == 0 {
+			return nil, 0, "no client called " + r.Params.Tool
+		}
+		return nil, 0, fmt.Sprintf("the proxy cut no stream (%d calls of %s, none reported progress?)", calls, r.Params.Tool)
+	}
+	return ds, r.Scenario.NumClients(), ""
 }
 
 // ---- session hygiene (judged on the runs of every scenario) ----
@@ -775,9 +824,10 @@ var checkCancelValid = &Check{
 }
 
 var checkNoCancelInit = &Check{
-	ID:         "CLIENT-NO-CANCEL-INITIALIZE",
-	Title:      "the client never cancels initialize",
-	How:        "Every run, and initialize-timeout in particular (the proxy holds the initialize response for 2 s against a 300 ms timeout): no notifications/cancelled names an initialize request.",
+	ID:    "CLIENT-NO-CANCEL-INITIALIZE",
+	Title: "the client never cancels initialize",
+	How: "initialize-timeout: the proxy holds the initialize response until the client cancels (or the run ends) against an initialize " +
+		"timeout of 1 s: no notifications/cancelled may name an initialize request.",
 	Rules:      sameRule(spec("MUST NOT", "The initialize request MUST NOT be cancelled by clients", pageCancel25, "cl-can#2"), legacyVersions...),
 	Transports: allTransports,
 	Scenario:   "initialize-timeout",
@@ -948,8 +998,9 @@ var checkMethodHeaders = &Check{
 var checkPing = &Check{
 	ID:    "CLIENT-PING-ANSWERED",
 	Title: "a ping from the server is answered promptly with an empty result (2025)",
-	How: "tools-call in 2025: the proxy sends the client a ping request (stdio: after notifications/initialized; HTTP: on the tools/call " +
-		"response stream). The client must answer it with result {} within 5 s.",
+	How: "tools-call in 2025: the proxy sends the client a ping request (stdio: after notifications/initialized; HTTP: on the slow call's " +
+		"response stream, before its first progress) and holds the results of the client's calls until the client answered it (5 s at most), " +
+		"so that a client that shuts down as soon as its calls end has had the whole time to answer. The client must answer it with result {} within 5 s.",
 	Rules:      sameRule(spec("MUST", "The receiver MUST respond promptly with an empty response", pagePing, "cl-ping#1"), legacyVersions...),
 	Transports: allTransports,
 	Scenario:   "tools-call",
@@ -963,7 +1014,7 @@ var checkPing = &Check{
 			}
 		}
 		if ping == nil {
-			return Unjudgeable, "the proxy never sent its ping (the client did not get as far as notifications/initialized, or a call's answer)" + clientExit(r)
+			return Unjudgeable, "the proxy never sent its ping (the client did not get as far as notifications/initialized, or a call's progress or answer)" + clientExit(r)
 		}
 		for _, m := range v.Msgs {
 			if m.Dir != faultproxy.ClientToServer || !m.Env.Kind.IsReply() || m.Env.ID != ping.Env.ID {

@@ -132,10 +132,13 @@ const (
 	// exitSlack: a 2026 HTTP stream closed this close to the client's exit
 	// was closed by the exit, not by a cancellation.
 	exitSlack = 300 * time.Millisecond
-	// herdMinSpread is the least spread of the herd's first reconnections
-	// that shows jitter: clients reconnecting at once land within a few
-	// milliseconds of each other (scheduling noise); the reference's
-	// jitter spreads eight draws over [0, 250 ms).
+	// herdMinSpread is the least spread of the herd's reconnection delays
+	// that shows jitter. Each delay is measured alone (the herd conductor
+	// lets one client reconnect at a time), so a client without jitter
+	// shows only its own wake-up noise, a few milliseconds, not the
+	// 100-200 ms that eight processes reconnecting at the same instant on
+	// two cores take to get through the CPU one after the other; the
+	// seeds' jitter draws attempt 0 from [0, 250 ms).
 	herdMinSpread = 100 * time.Millisecond
 	// herdCap bounds a first reconnection (the backoff cap, 8 s, and
 	// margin).
@@ -205,20 +208,54 @@ func cancellation(r *Run, c *Msg) (at time.Duration, index int, how string, ok b
 	return 0, 0, "", false
 }
 
-// anyCancellation is cancellation by either signal (for the clock checks,
-// which judge when, not how).
-func anyCancellation(r *Run, c *Msg) (time.Duration, bool) {
+// clockSignal is the client's cancellation of c by either signal (for
+// the clock checks, which judge when, not how): its notifications/cancelled,
+// or the close of its response stream — except a close that came as the
+// client process ended (HTTP: within exitSlack of its exit), which is the
+// shutdown's and not a clock's, as on stdio, where a shutdown closes no
+// request's stream.
+func clockSignal(r *Run, c *Msg) (time.Duration, bool) {
 	v := r.View()
 	best, found := time.Duration(0), false
 	if cs := v.CancelsOf(c.Env.ID); len(cs) > 0 {
 		best, found = cs[0].At, true
 	}
 	if c.Stream != "" {
-		if n, ok := v.ClientClosed(c.Stream); ok && (!found || n.At < best) {
+		if n, ok := v.ClientClosed(c.Stream); ok && !closedAtExit(r, n.At) && (!found || n.At < best) {
 			best, found = n.At, true
 		}
 	}
 	return best, found
+}
+
+// closedAtExit reports whether a stream closed at at closed because the
+// (first) client process ended.
+func closedAtExit(r *Run, at time.Duration) bool {
+	return len(r.Clients) > 0 && r.Clients[0].ExitAt > 0 && at >= r.Clients[0].ExitAt-r.slack(exitSlack)
+}
+
+// exitClose returns the note of c's response stream closing as the client
+// process ended, if it did.
+func exitClose(r *Run, c *Msg) (faultproxy.Entry, bool) {
+	if c.Stream == "" {
+		return faultproxy.Entry{}, false
+	}
+	if n, ok := r.View().ClientClosed(c.Stream); ok && closedAtExit(r, n.At) {
+		return n, true
+	}
+	return faultproxy.Entry{}, false
+}
+
+// clockFired is when a clock of the client ended call c, and how it shows:
+// its cancellation (clockSignal), or the driver's outcome line "timeout"
+// when the grader knows when it came (HTTP), whichever is first.
+func clockFired(r *Run, c *Msg) (time.Duration, string, bool) {
+	at, ok := clockSignal(r, c)
+	how := "cancelled"
+	if o, found := outcomeOf(r, r.Params.Tool); found && o.Outcome == "timeout" && o.Stamped && (!ok || o.At < at) {
+		at, how, ok = o.At, "timed out", true
+	}
+	return at, how, ok
 }
 
 // progressOf are the delivered progress notifications of c's token.

@@ -36,9 +36,6 @@ type Run struct {
 	// Scale is the factor the run's durations were multiplied by (1 by
 	// default); the judges' tolerances follow it.
 	Scale float64
-	// CutAt is when the grader cut every stream (the herd), on the
-	// transcript's clock; zero when it did not.
-	CutAt time.Duration
 
 	once sync.Once
 	view *View
@@ -69,6 +66,34 @@ type Outcome struct {
 	Tool       string `json:"tool"`
 	Outcome    string `json:"outcome"`
 	Detail     string `json:"detail,omitempty"`
+	// At is when the grader read the line, on the transcript's clock
+	// (HTTP); Stamped says whether it is known (not on stdio, whose
+	// transcript has the server process's clock).
+	At      time.Duration `json:"-"`
+	Stamped bool          `json:"-"`
+}
+
+// StampedLine is one line of a driver's stdout and when the grader read
+// it, on the transcript's clock.
+type StampedLine struct {
+	Text string
+	At   time.Duration
+}
+
+// StampOutcomes gives each outcome of outs the time of the stdout line it
+// was read from (lines in the order they came; outcomes in ParseOutcomes'
+// order).
+func StampOutcomes(outs []Outcome, lines []StampedLine) {
+	i := 0
+	for _, l := range lines {
+		if i >= len(outs) {
+			return
+		}
+		if got := ParseOutcomes(l.Text); len(got) == 1 && got[0] == (Outcome{MCPConform: outs[i].MCPConform, Tool: outs[i].Tool, Outcome: outs[i].Outcome, Detail: outs[i].Detail}) {
+			outs[i].At, outs[i].Stamped = l.At, true
+			i++
+		}
+	}
 }
 
 // ParseOutcomes reads the outcome lines of a driver's stdout.

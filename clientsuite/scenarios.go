@@ -126,9 +126,6 @@ type Scenario struct {
 	base func(v, tr string, scale float64) Params
 	// rules builds the proxy's rules of a run (fresh state each call).
 	rules func(v, tr string, scale float64) []faultproxy.Rule
-	// CutAtFirstProgress: once every client's stream delivered its first
-	// progress notification, the grader cuts every stream at once.
-	CutAtFirstProgress bool
 	// MayFail: the server behaviour makes the client fail; its exit code
 	// is not a finding.
 	MayFail bool
@@ -239,24 +236,20 @@ var (
 	scToolsCall = scenario(&Scenario{
 		Name:       "tools-call",
 		Title:      "an ordinary session: two calls at once, and (2025) a ping from the server",
-		Does:       "connect; call slow (with progress) and echo at the same time; print the outcomes; shut down",
+		Does:       "connect; call slow (with progress) and echo at the same time; print the outcomes; shut down (the calls' results wait until the client answered the server's ping)",
 		Transports: allTransports, Versions: Versions,
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 2, "stepMs": 50}, Calls: 2, Progress: true,
-				TimeoutMs: ms(5000, sc), ResetTimeoutOnProgress: true, DeadlineMs: ms(10000, sc)}
+				TimeoutMs: ms(10000, sc), ResetTimeoutOnProgress: true, DeadlineMs: ms(15000, sc)}
 		},
-		rules: func(v, tr string, _ float64) []faultproxy.Rule {
+		rules: func(v, tr string, sc float64) []faultproxy.Rule {
 			if v == V20260728 {
 				return nil // 2026-07-28 removed ping
 			}
-			if tr == Stdio {
-				return []faultproxy.Rule{{Name: "server-ping-after-initialized",
-					Match: faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/initialized"}, Times: 1,
-					Fault: faultproxy.Inject{Dir: faultproxy.ServerToClient, Raw: pingRequest}}}
-			}
-			return []faultproxy.Rule{{Name: "server-ping-on-call-stream",
-				Match: faultproxy.Match{Dir: faultproxy.ServerToClient, RepliesTo: "tools/call"}, Times: 1,
-				Fault: faultproxy.Inject{Before: true, Raw: pingRequest}}}
+			// The calls' results are held until the ping is answered
+			// (at most the check's bound): a client that shuts down as
+			// soon as its calls end has had the whole bound to answer.
+			return pingRules(tr, time.Duration(float64(pingPrompt)*sc))
 		},
 	})
 
@@ -269,7 +262,7 @@ var (
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 1, "stepMs": 20000}, Progress: true,
 				TimeoutMs: ms(300, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(5000, sc),
-				LingerMs: ms(1000, sc), DeadlineMs: ms(8000, sc)}
+				LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
 		},
 	})
 
@@ -281,7 +274,7 @@ var (
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 300, "stepMs": 100}, Progress: true,
 				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(2000, sc),
-				LingerMs: ms(300, sc), DeadlineMs: ms(7000, sc)}
+				LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
 		},
 	})
 
@@ -294,7 +287,7 @@ var (
 		base: func(_, _ string, sc float64) Params {
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 1, "stepMs": 20000}, Progress: true,
 				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(4000, sc),
-				LingerMs: ms(300, sc), DeadlineMs: ms(7000, sc)}
+				LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
 		},
 	})
 
@@ -373,34 +366,66 @@ var (
 	scInitTimeout = scenario(&Scenario{
 		Name:       "initialize-timeout",
 		Title:      "an initialize that outlives the client's timeout",
-		Does:       "connect with initializeTimeoutMs 300; the proxy holds the initialize response for 2 s; the client gives up",
+		Does:       "connect with initializeTimeoutMs 1000; the proxy holds the initialize response until the client cancels (or the run ends); the client gives up",
 		Transports: allTransports, Versions: legacyVersions,
 		MayFail: true,
 		base: func(_, _ string, sc float64) Params {
-			return Params{Tool: "echo", Arguments: map[string]any{"text": "hello"}, InitializeTimeoutMs: ms(300, sc), TimeoutMs: ms(300, sc),
-				LingerMs: ms(300, sc), DeadlineMs: ms(6000, sc)}
+			return Params{Tool: "echo", Arguments: map[string]any{"text": "hello"}, InitializeTimeoutMs: ms(1000, sc), TimeoutMs: ms(1000, sc),
+				LingerMs: ms(300, sc), DeadlineMs: ms(8000, sc)}
 		},
 		rules: func(_, _ string, sc float64) []faultproxy.Rule {
+			// Held until the client gives up, however long its first
+			// request took to leave (a node client's first fetch loads
+			// its HTTP stack): released only once a notifications/cancelled
+			// has passed (a client that cancels initialize), else dropped
+			// when the client closes and the run ends.
 			return []faultproxy.Rule{{Name: "hold-initialize-response",
 				Match: faultproxy.Match{Dir: faultproxy.ServerToClient, RepliesTo: "initialize"}, Times: 1,
-				Fault: faultproxy.Delay{For: time.Duration(ms(2000, sc)) * time.Millisecond}}}
+				Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled"},
+					Max: time.Duration(ms(8000, sc)) * time.Millisecond}}}
 		},
 	})
 
 	scHerd = scenario(&Scenario{
 		Name:       "herd",
-		Title:      "eight clients lose their streams at the same instant",
-		Does:       "eight client processes call slow (tag = the client id); every stream is cut at once after its first progress; each reconnects as it does",
+		Title:      "eight clients lose their streams: does each come back after a delay of its own?",
+		Does:       "eight client processes call slow (tag = the client id); the proxy holds the calls until all eight came, lets them in one at a time and cuts each stream after its first progress, letting the next call in once that client reconnected; each reconnects as it does",
 		Transports: []string{HTTP}, Versions: Versions,
-		Clients:            8,
-		CutAtFirstProgress: true,
+		Clients: herdClients,
 		base: func(_, _ string, sc float64) Params {
+			// A call waits at the gate until every client called, then
+			// while the clients before it reconnect, one after the other:
+			// its timeout is long.
 			return Params{Tool: "slow", Arguments: map[string]any{"steps": 60, "stepMs": 50}, Progress: true,
-				TimeoutMs: ms(5000, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(20000, sc),
-				Retry: &RetryParams{Class: "safe", MaxAttempts: 4}, Reconnect: &ReconnectParams{MaxAttempts: 4}, DeadlineMs: ms(20000, sc)}
+				TimeoutMs: ms(30000, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(40000, sc),
+				Retry: &RetryParams{Class: "safe", MaxAttempts: 4}, Reconnect: &ReconnectParams{MaxAttempts: 4}, DeadlineMs: ms(40000, sc)}
+		},
+		rules: func(_, _ string, sc float64) []faultproxy.Rule {
+			d := func(n int64) time.Duration { return time.Duration(ms(n, sc)) * time.Millisecond }
+			return herdRules(herdClients, d(herdGatherMs), d(herdPaceMs), d(40000))
 		},
 	})
 )
+
+// lingerAfterClock is how long (ms) a driver keeps its connection after a
+// call its own clock ended: much longer than exitSlack, so that a stream
+// closed when the clock fired is never taken for one closed by the exit.
+const lingerAfterClock = 1000
+
+// herdClients is how many client processes the herd runs.
+const herdClients = 8
+
+// herdGatherMs bounds (ms) how long the herd's gate waits, from the first
+// call, for every client's call before the first turn begins (a client
+// that never calls does not stall the others; eight node processes
+// starting on a loaded 2-core machine called within 4 s of each other).
+const herdGatherMs = 10000
+
+// herdPaceMs bounds (ms) how long the herd waits for a cut client's
+// reconnection before letting the next call in (a client that does not
+// reconnect does not stall the others); the contract's reconnection
+// delays at attempt 0 are shorter.
+const herdPaceMs = 2500
 
 // cutAfterSecondProgress cuts a response stream right after delivering
 // its second progress notification.

@@ -34,9 +34,18 @@ type HTTPOptions struct {
 	// Signal, when set, reaches the process group of a server the harness
 	// started, for crash and pause faults.
 	Signal func(Signal) error
-	// Redact lists header names whose values the transcript hides;
-	// Authorization and Cookie are always hidden.
+	// Redact lists header names whose values the transcript hides, besides
+	// those SensitiveHeader names (Authorization, Cookie, X-Api-Key, ...).
 	Redact []string
+	// Authorize, when set, is called on every request the proxy sends
+	// upstream (each relayed POST, GET and DELETE, and each injected
+	// POST), after the client's headers were copied: it adds the
+	// credentials the proxy holds for its clients (`proxy --url
+	// --header`, the harness's --header and OAuth token). The transcript
+	// records the client's request as it arrived, so what it adds is
+	// never recorded. An error fails the request (502, noted in the
+	// transcript).
+	Authorize func(req *http.Request) error
 	// Transcript, when set, is used instead of a new one (to share it with
 	// the server process's output).
 	Transcript *Transcript
@@ -210,7 +219,8 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex.body = body
 	ex.uri = r.URL.RequestURI()
 	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
-	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method}
+	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method,
+		Session: r.Header.Get("Mcp-Session-Id")}
 	p.record(msg)
 	p.apply(msg, reqSink{ex})
 	ex.pend.Wait()
@@ -295,11 +305,46 @@ func (p *HTTP) headers(h http.Header) map[string][]string {
 
 var redactedValue = []string{"[redacted]"}
 
-// secret reports whether the transcript hides header k (a few names: a
-// comparison each, no hashing).
+// secret reports whether the transcript hides header k: a name given in
+// Options.Redact (a comparison each, no hashing), or one SensitiveHeader
+// names.
 func (p *HTTP) secret(k string) bool {
 	for _, r := range p.redact {
 		if len(r) == len(k) && (r == k || r == http.CanonicalHeaderKey(k)) {
+			return true
+		}
+	}
+	return SensitiveHeader(k)
+}
+
+// sensitiveWords mark a header name whose values are credentials.
+var sensitiveWords = []string{"auth", "cookie", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "x-key", "signature"}
+
+// SensitiveHeader reports whether a header's values are secrets by its
+// name: Authorization, Proxy-Authorization, Cookie, Set-Cookie, and any
+// name holding auth, token, secret, password, credential, api-key or
+// signature (X-Api-Key, X-Auth-Token, ...), but not WWW-Authenticate or
+// Authentication-Info, whose values are public (a 401's challenge). The
+// transcript shows their values as "[redacted]". (reports.SensitiveHeader
+// is the same rule for what the reports show.) It does not allocate: the
+// proxy asks it of every header of every message.
+func SensitiveHeader(name string) bool {
+	if strings.EqualFold(name, "Www-Authenticate") || strings.EqualFold(name, "Authentication-Info") {
+		return false
+	}
+	for _, w := range sensitiveWords {
+		if containsFold(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds w (lower case ASCII), ignoring
+// case, without allocating.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(w)], w) {
 			return true
 		}
 	}

@@ -57,7 +57,11 @@ var _ StreamControl = (*exchange)(nil)
 
 // forward sends the request upstream once.
 func (ex *exchange) forward(body []byte) (*http.Response, error) {
-	if w, ok := ex.w.(*responseWriter); ok {
+	// The connection-per-connection path (httpupstream.go) sends the
+	// client's head as it is; a request that gets credentials added
+	// (Authorize, which needs the upstream URL: OAuth discovery) takes
+	// the http.Client below.
+	if w, ok := ex.w.(*responseWriter); ok && ex.p.opts.Authorize == nil {
 		if resp, ok, err := w.sc.roundTrip(ex.upCtx, ex.r, ex.uri, body); ok {
 			return resp, err
 		}
@@ -71,6 +75,9 @@ func (ex *exchange) forward(body []byte) (*http.Response, error) {
 	req.Header = ex.r.Header.Clone()
 	for _, h := range hopHeaders {
 		req.Header.Del(h)
+	}
+	if err := ex.p.authorize(req); err != nil {
+		return nil, err
 	}
 	if len(body) == 0 && ex.r.Method != http.MethodPost {
 		req.Body, req.ContentLength = http.NoBody, 0
@@ -269,6 +276,10 @@ func (ex *exchange) inject(dir Direction, raw []byte) error {
 	for _, h := range hopHeaders {
 		req.Header.Del(h)
 	}
+	if err := ex.p.authorize(req); err != nil {
+		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "injected POST: " + err.Error()})
+		return err
+	}
 	resp, err := ex.p.client.Do(req)
 	if err != nil {
 		ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "injected POST failed: " + err.Error()})
@@ -326,4 +337,16 @@ func (ex *exchange) ReplaceStatus(code int, body []byte) bool {
 	}
 	ex.replaced, ex.replaceBody = code, body
 	return true
+}
+
+// authorize lets the proxy's Authorize hook add its credentials to an
+// upstream request.
+func (p *HTTP) authorize(req *http.Request) error {
+	if p.opts.Authorize == nil {
+		return nil
+	}
+	if err := p.opts.Authorize(req); err != nil {
+		return fmt.Errorf("credentials for the upstream request: %w", err)
+	}
+	return nil
 }

@@ -46,6 +46,10 @@ type Message struct {
 	Stream string
 	// HTTPMethod is the request method of the exchange, on HTTP.
 	HTTPMethod string
+	// Session is the Mcp-Session-Id header of the exchange's request, on
+	// HTTP (empty when it had none): a fault that tells clients apart by
+	// their session reads it here, since a GET has no body.
+	Session string
 	// Comment is true for an SSE comment block (a heartbeat).
 	Comment bool
 	// Payload is the JSON-RPC text when it differs from Raw (the data of
@@ -78,5 +82,5 @@ func (m *Message) Envelope() jsonrpc.Envelope {
 // clone returns a copy that shares the bytes (they are never mutated).
 func (m *Message) clone() *Message {
 	return &Message{Seq: m.Seq, Dir: m.Dir, Raw: m.Raw, At: m.At, Synthetic: m.Synthetic, NoDelimiter: m.NoDelimiter,
-		Stream: m.Stream, HTTPMethod: m.HTTPMethod, Comment: m.Comment, Payload: m.Payload, Binary: m.Binary}
+		Stream: m.Stream, HTTPMethod: m.HTTPMethod, Session: m.Session, Comment: m.Comment, Payload: m.Payload, Binary: m.Binary}
 }

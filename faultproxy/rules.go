@@ -50,9 +50,28 @@ func (r Rule) EffectiveSeed() uint64 {
 	return seed + 1
 }
 
+// RunSeed mixes a run's seed into a rule's own seed: every rule of a run
+// started with the same run seed draws the same numbers, and the rules of
+// one run differ from each other (their own seeds differ). A zero run
+// seed leaves the rule's seed as is.
+func RunSeed(run, rule uint64) uint64 {
+	if run == 0 {
+		return rule
+	}
+	x := run ^ (rule * 0x9e3779b97f4a7c15)
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	if x == 0 {
+		x = 1
+	}
+	return x
+}
+
 // ruleState is the mutable state of an installed rule.
 type ruleState struct {
 	Rule
+	seed  uint64 // the seed its source was made with
 	armed bool
 	seen  int
 	fired int
@@ -68,26 +87,33 @@ type Rules struct {
 	// methods remembers the method of each request seen, per direction of
 	// the request, so replies can be matched with RepliesTo.
 	methods map[Direction]map[jsonrpc.ID]string
+	// runSeed is mixed into every rule's seed (RunSeed); zero: none.
+	runSeed uint64
 }
 
 // NewRules returns an empty rule set.
-func NewRules() *Rules {
-	return &Rules{methods: map[Direction]map[jsonrpc.ID]string{ClientToServer: {}, ServerToClient: {}}}
+func NewRules() *Rules { return NewRulesSeed(0) }
+
+// NewRulesSeed returns an empty rule set whose rules draw from sources
+// seeded with RunSeed(seed, rule's EffectiveSeed): the run's --seed
+// reproduces every draw of every rule.
+func NewRulesSeed(seed uint64) *Rules {
+	return &Rules{methods: map[Direction]map[jsonrpc.ID]string{ClientToServer: {}, ServerToClient: {}}, runSeed: seed}
 }
 
-func newState(r Rule) (*ruleState, error) {
+func (rs *Rules) newState(r Rule) (*ruleState, error) {
 	if r.Fault == nil {
 		return nil, fmt.Errorf("rule %q: no fault", r.Name)
 	}
-	seed := r.EffectiveSeed()
-	return &ruleState{Rule: r, armed: r.After == nil, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil
+	seed := RunSeed(rs.runSeed, r.EffectiveSeed())
+	return &ruleState{Rule: r, seed: seed, armed: r.After == nil, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil
 }
 
 // Set replaces every rule at once.
 func (rs *Rules) Set(rules ...Rule) error {
 	states := make([]*ruleState, 0, len(rules))
 	for _, r := range rules {
-		st, err := newState(r)
+		st, err := rs.newState(r)
 		if err != nil {
 			return err
 		}
@@ -101,7 +127,7 @@ func (rs *Rules) Set(rules ...Rule) error {
 
 // Add appends a rule.
 func (rs *Rules) Add(r Rule) error {
-	st, err := newState(r)
+	st, err := rs.newState(r)
 	if err != nil {
 		return err
 	}
@@ -137,7 +163,7 @@ var ErrNoRule = errors.New("faultproxy: no rule of that name")
 // Insert appends a rule unless one of the same name is installed
 // (ErrRuleExists); the check and the append are one atomic step.
 func (rs *Rules) Insert(r Rule) error {
-	st, err := newState(r)
+	st, err := rs.newState(r)
 	if err != nil {
 		return err
 	}
@@ -156,7 +182,7 @@ func (rs *Rules) Insert(r Rule) error {
 // the evaluation order, with fresh counters and a fresh random source; it
 // fails with ErrNoRule when there is none.
 func (rs *Rules) Replace(name string, r Rule) error {
-	st, err := newState(r)
+	st, err := rs.newState(r)
 	if err != nil {
 		return err
 	}
@@ -174,7 +200,8 @@ func (rs *Rules) Replace(name string, r Rule) error {
 // RuleStatus is an installed rule and its counters.
 type RuleStatus struct {
 	Rule
-	// Seed is the seed of the rule's random source (EffectiveSeed).
+	// Seed is the seed of the rule's random source: EffectiveSeed, mixed
+	// with the run's seed (RunSeed) in a set made by NewRulesSeed.
 	Seed uint64
 	// Armed is false while the rule waits for its After message.
 	Armed bool
@@ -190,7 +217,7 @@ func (rs *Rules) List() []RuleStatus {
 	defer rs.mu.Unlock()
 	out := make([]RuleStatus, 0, len(rs.rules))
 	for _, st := range rs.rules {
-		out = append(out, RuleStatus{Rule: st.Rule, Seed: st.EffectiveSeed(), Armed: st.armed, Seen: st.seen, Fired: st.fired})
+		out = append(out, RuleStatus{Rule: st.Rule, Seed: st.seed, Armed: st.armed, Seen: st.seen, Fired: st.fired})
 	}
 	return out
 }

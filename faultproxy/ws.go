@@ -29,6 +29,9 @@ type WebSocketOptions struct {
 	Signal func(Signal) error
 	// Transcript, when set, is used instead of a new one.
 	Transcript *Transcript
+	// Authorize, when set, adds the proxy's credentials to each upstream
+	// opening handshake (as HTTPOptions.Authorize does).
+	Authorize func(req *http.Request) error
 }
 
 // WebSocket is a fault proxy in front of a server that speaks JSON-RPC over
@@ -135,7 +138,16 @@ func (p *WebSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	target := *p.upstream
 	target.Path, target.RawQuery = r.URL.Path, r.URL.RawQuery
 	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Subprotocols: websocket.Subprotocols(r)}
-	server, resp, err := d.DialContext(r.Context(), target.String(), wsForward(r.Header))
+	fwd := wsForward(r.Header)
+	if p.opts.Authorize != nil {
+		areq := &http.Request{Method: http.MethodGet, URL: &target, Header: fwd, Host: target.Host}
+		if err := p.opts.Authorize(areq.WithContext(r.Context())); err != nil {
+			p.tr.Add(Entry{Kind: EntryNote, Stream: name, Text: "credentials for the upstream WebSocket: " + err.Error()})
+			http.Error(w, "mcp-conform proxy: credentials for the upstream WebSocket: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+	}
+	server, resp, err := d.DialContext(r.Context(), target.String(), fwd)
 	if err != nil {
 		status := http.StatusBadGateway
 		if resp != nil {

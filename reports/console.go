@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ConsoleOptions tunes WriteConsole.
@@ -107,6 +108,9 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 		if opts.Verbose {
 			line += "  (" + formatMs(c.DurationMs) + ")"
 		}
+		if c.Flaky {
+			line += "  FLAKY"
+		}
 		b.WriteString(line)
 		b.WriteByte('\n')
 		if c.Status == Pass {
@@ -123,6 +127,15 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 		}
 		if c.Expected != "" {
 			b.WriteString(indent + "expected by the baseline: " + oneLine(c.Expected) + "\n")
+		}
+		if c.Flaky {
+			for i, run := range c.Runs {
+				l := fmt.Sprintf("%srun %d: %s", indent, i+1, run.Status)
+				if run.Reason != "" {
+					l += " " + clipLine(oneLine(run.Reason), 160)
+				}
+				b.WriteString(l + "\n")
+			}
 		}
 		if opts.Verbose && keepsTranscript(c.Status) && len(c.Transcript) > 0 {
 			var t bytes.Buffer
@@ -147,6 +160,9 @@ func WriteConsole(w io.Writer, r *Report, opts ConsoleOptions) error {
 		paint(opts.Color, Warn, "WARN"), s.Warn,
 		paint(opts.Color, Skip, "SKIP"), s.Skip,
 		paint(opts.Color, Error, "ERROR"), s.Error)
+	if s.Flaky > 0 {
+		fmt.Fprintf(&b, "FLAKY %d (the verdict changed between the %d runs; each counts as its worst run)\n", s.Flaky, r.Repeat)
+	}
 	writeBaseline(&b, r, opts.StrictBaseline)
 	b.WriteString(verdict(r, s, opts))
 	b.WriteByte('\n')
@@ -193,6 +209,14 @@ func header(r *Report) string {
 	}
 	if r.Target.Mutant != "" {
 		details = append(details, "mutant "+r.Target.Mutant)
+	}
+	if r.Seed != 0 {
+		details = append(details, fmt.Sprintf("seed %d", r.Seed))
+	} else if len(r.Seeds) > 0 {
+		details = append(details, "seeds "+joinSeeds(r.Seeds))
+	}
+	if r.Repeat > 1 {
+		details = append(details, fmt.Sprintf("each check run %d times", r.Repeat))
 	}
 	h := tool + "  target " + orDefault(r.Target.Name, "(unnamed)")
 	if len(details) > 0 {
@@ -378,4 +402,24 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// clipLine shortens one line to n bytes (at a rune boundary), with "…".
+func clipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// joinSeeds writes seeds as "1, 2, 3".
+func joinSeeds(seeds []uint64) string {
+	out := make([]string, len(seeds))
+	for i, s := range seeds {
+		out[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(out, ", ")
 }

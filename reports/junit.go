@@ -163,6 +163,14 @@ func suiteProps(r *Report) *junitProps {
 	add("url", r.Target.URL)
 	add("tool", strings.TrimSpace(r.Tool.Name+" "+r.Tool.Version))
 	add("schema", SchemaV1)
+	if r.Seed != 0 {
+		add("seed", strconv.FormatUint(r.Seed, 10))
+	} else if len(r.Seeds) > 0 {
+		add("seeds", joinSeeds(r.Seeds))
+	}
+	if r.Repeat > 1 {
+		add("repeat", strconv.Itoa(r.Repeat))
+	}
 	props = append(props, retryClassProps(r.RetryClasses)...)
 	if b := r.Baseline; b != nil {
 		add("baseline", orDefault(b.File, "-"))
@@ -256,6 +264,18 @@ func junitCase(c Check, withVersion bool) junitTestCase {
 	if c.Status != Pass && c.Status != Skip {
 		if out := systemOut(c); out != "" {
 			tc.SystemOut = &junitText{Text: xmlSafe(out)}
+		}
+	}
+	if c.Flaky {
+		// A flaky check keeps its worst verdict's element; the runs are
+		// properties (flaky, run.1 … run.N: "STATUS reason").
+		if tc.Properties == nil {
+			tc.Properties = &junitProps{}
+		}
+		tc.Properties.Props = append(tc.Properties.Props, junitProp{Name: "flaky", Value: "true"})
+		for i, run := range c.Runs {
+			tc.Properties.Props = append(tc.Properties.Props, junitProp{Name: fmt.Sprintf("run.%d", i+1),
+				Value: xmlSafe(strings.TrimSpace(string(run.Status) + " " + run.Reason))})
 		}
 	}
 	return tc

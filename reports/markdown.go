@@ -135,6 +135,14 @@ func markdownTarget(r *Report, code int) string {
 	if r.Target.Mutant != "" {
 		details = append(details, "mutant "+r.Target.Mutant)
 	}
+	if r.Seed != 0 {
+		details = append(details, fmt.Sprintf("seed %d", r.Seed))
+	} else if len(r.Seeds) > 0 {
+		details = append(details, "seeds "+joinSeeds(r.Seeds))
+	}
+	if r.Repeat > 1 {
+		details = append(details, fmt.Sprintf("each check run %d times", r.Repeat))
+	}
 	line := "Target **" + mdText(orDefault(r.Target.Name, "(unnamed)")) + "**"
 	if len(details) > 0 {
 		line += " (" + mdText(strings.Join(details, ", ")) + ")"
@@ -210,6 +218,9 @@ func writeProblemTable(b *bytes.Buffer, r *Report, bad []Check, opts MarkdownOpt
 		status := "**" + mdText(string(c.Status)) + "**"
 		if c.Expected != "" {
 			status = mdText(string(c.Status)) + " (expected)"
+		}
+		if c.Flaky {
+			status += " FLAKY"
 		}
 		check := "`" + mdCode(c.ID) + "`"
 		if t := tags(c); len(t) > 0 {

@@ -87,6 +87,15 @@ type Report struct {
 	// Baseline is what an expected-failures baseline (--baseline) did to
 	// this run, when one was given.
 	Baseline *BaselineResult `json:"baseline,omitempty"`
+	// Seed is the seed of every random choice of the run (--seed; chosen
+	// and printed when not given): the same seed reproduces them. Zero in
+	// reports written before seeds were recorded, and in a merged report
+	// whose parts had different seeds (Seeds lists them).
+	Seed uint64 `json:"seed,omitempty"`
+	// Seeds lists the different seeds of the parts of a merged report.
+	Seeds []uint64 `json:"seeds,omitempty"`
+	// Repeat is how many times each check was run (--repeat; 0 or 1: once).
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // RetryClass says how a client may retry a call of one tool after losing its
@@ -204,7 +213,44 @@ type Check struct {
 	// manifest (mcp-conform init) would unlock. The JSON report fills it
 	// from the reason the harness gives (MissingRoleReason) when unset.
 	MissingRole string `json:"missingRole,omitempty"`
+	// Flaky marks a check of a --repeat run whose verdict was not the same
+	// in every run. Status, Reason and Transcript are then those of its
+	// worst run (ERROR, FAIL, WARN, SKIP, PASS, in that order), so a flaky
+	// check gates CI as its worst verdict does; Runs has every run.
+	Flaky bool `json:"flaky,omitempty"`
+	// Runs are the verdicts of each run of the check, in order, in a
+	// --repeat run (else empty).
+	Runs []CheckRun `json:"runs,omitempty"`
 }
+
+// CheckRun is one run of a check in a --repeat run.
+type CheckRun struct {
+	Status     Status  `json:"status"`
+	Reason     string  `json:"reason,omitempty"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+// severity orders verdicts from best to worst: PASS, SKIP, WARN, FAIL,
+// ERROR.
+func severity(s Status) int {
+	switch s {
+	case Pass:
+		return 0
+	case Skip:
+		return 1
+	case Warn:
+		return 2
+	case Fail:
+		return 3
+	case Error:
+		return 4
+	}
+	return 5
+}
+
+// Worse reports whether verdict a is worse than b (ERROR, FAIL, WARN,
+// SKIP, PASS, worst first).
+func Worse(a, b Status) bool { return severity(a) > severity(b) }
 
 // Entry is one line of a transcript: a message that crossed the proxy, a fault
 // the proxy applied, a line the server wrote on stderr, or a note from the
@@ -259,6 +305,9 @@ type Summary struct {
 	Warn  int `json:"warn"`
 	Skip  int `json:"skip"`
 	Error int `json:"error"`
+	// Flaky counts the checks, among the others, whose verdict changed
+	// between the runs of a --repeat run.
+	Flaky int `json:"flaky,omitempty"`
 }
 
 // Summarize counts the statuses of checks.
@@ -276,6 +325,9 @@ func Summarize(checks []Check) Summary {
 			s.Skip++
 		case Error:
 			s.Error++
+		}
+		if c.Flaky {
+			s.Flaky++
 		}
 	}
 	return s

@@ -1,8 +1,11 @@
 package suites
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -12,109 +15,145 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-var (
-	legacyVersions = []string{"2025-11-25", "2025-06-18"}
-	allVersions    = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
-)
+var checkCancelSuppress = register(&Check{
+	ID:    "CANCEL-STDIO-SUPPRESS",
+	Title: "no response for a request cancelled in flight",
+	How: "Calls the slow role with a progress token, sends notifications/cancelled once the first " +
+		"progress arrives, then runs an identical uncancelled control call to completion and a ping. " +
+		"Any response for the cancelled id after the cancellation was sent fails the check. On WebSocket (a " +
+		"custom transport, which the stdio page does not bind) the cancellation pattern's SHOULD applies in every version.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: cancelLegacy,
+			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
+			Clause: "To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request's ID. [...] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
+	),
+	On:         map[string]map[string]Rule{"websocket": {"2026-07-28": cancelPatternShould}},
+	Transports: []string{"stdio", "websocket"},
+	Roles:      []string{"slow"},
+})
 
-const (
-	cancelLegacy = "specification/VERSION/basic/utilities/cancellation.mdx"
-	cancelModern = "specification/2026-07-28/basic/patterns/cancellation.mdx"
-	stdioModern  = "specification/2026-07-28/basic/transports/stdio.mdx"
-	indexPage    = "specification/VERSION/basic/index.mdx"
-)
+var checkCancelCompletionWins = register(&Check{
+	ID:    "CANCEL-COMPLETION-WINS",
+	Title: "a cancellation that arrives after completion is ignored without reply",
+	How: "Sends notifications/cancelled right after the slow call, but the proxy holds it until the " +
+		"response has passed (hold-until), so the server completes first and receives a late cancellation. " +
+		"The response must arrive, the late cancellation must get no reply, and the server must answer the barrier request. " +
+		"Over Streamable HTTP in the 2025 versions (where notifications/cancelled is the cancellation) the held " +
+		"notification is a POST: it must get 202 and no body, and no stream may carry a reply; in 2026-07-28 HTTP a client " +
+		"cancels by closing the stream, and a completed request has no stream left to close, so the race does not arise there.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: cancelLegacy, Also: []string{indexPage},
+			Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
+			Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."}},
+	),
+	Only:       map[string][]string{"http": legacyVersions},
+	Transports: []string{"stdio", "http", "websocket"},
+	Roles:      []string{"slow"},
+})
 
-var (
-	checkCancelSuppress = register(&Check{
-		ID:    "CANCEL-STDIO-SUPPRESS",
-		Title: "no response for a request cancelled in flight",
-		How: "Calls the slow role with a progress token, sends notifications/cancelled once the first " +
-			"progress arrives, then runs an identical uncancelled control call to completion and a ping. " +
-			"Any response for the cancelled id after the cancellation was sent fails the check. On WebSocket (a " +
-			"custom transport, which the stdio page does not bind) the cancellation pattern's SHOULD applies in every version.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: cancelLegacy,
-				Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
-				Clause: "To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request's ID. [...] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
-		),
-		On:         map[string]map[string]Rule{"websocket": {"2026-07-28": cancelPatternShould}},
-		Transports: []string{"stdio", "websocket"},
-		Roles:      []string{"slow"},
-	})
-	checkCancelCompletionWins = register(&Check{
-		ID:    "CANCEL-COMPLETION-WINS",
-		Title: "a cancellation that arrives after completion is ignored without reply",
-		How: "Sends notifications/cancelled right after the slow call, but the proxy holds it until the " +
-			"response has passed (hold-until), so the server completes first and receives a late cancellation. " +
-			"The response must arrive, the late cancellation must get no reply, and the server must answer the barrier request. " +
-			"Over Streamable HTTP in the 2025 versions (where notifications/cancelled is the cancellation) the held " +
-			"notification is a POST: it must get 202 and no body, and no stream may carry a reply; in 2026-07-28 HTTP a client " +
-			"cancels by closing the stream, and a completed request has no stream left to close, so the race does not arise there.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy, Also: []string{indexPage},
-				Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
-				Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."}},
-		),
-		Only:       map[string][]string{"http": legacyVersions},
-		Transports: []string{"stdio", "http", "websocket"},
-		Roles:      []string{"slow"},
-	})
-	checkCancelMalformed = register(&Check{
-		ID:    "CANCEL-MALFORMED-IGNORED",
-		Title: "malformed cancellations are ignored: no reply, server alive, in-flight request unaffected",
-		How: "While a slow call is in flight, sends notifications/cancelled without params, with empty params, " +
-			"with an object requestId and with a boolean requestId. A reply to any of them FAILs (a notification gets no " +
-			"response); the server must answer the barrier request; an in-flight call that the malformed cancellations " +
-			"disturbed (it ends in an error) WARNs (they SHOULD be ignored). Over Streamable HTTP each is a POST: 202 with no " +
-			"body, or an error status, and no JSON-RPC reply on any stream (2025: the standalone GET stream is held open and read too).",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{cancelLegacy},
-				Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/index.mdx", Also: []string{cancelModern},
-				Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"}},
-		),
-		Transports: []string{"stdio", "http", "websocket"},
-		Roles:      []string{"slow"},
-	})
-	checkCancelUnknown = register(&Check{
-		ID:    "CANCEL-UNKNOWN-IGNORED",
-		Title: "cancellations of unknown and completed requests are ignored without reply",
-		How: "While a slow call is in flight, cancels an id that was never issued (string and integer) and the id " +
-			"of a barrier request that already completed. A reply to any of them FAILs (a notification gets no response); the " +
-			"server must answer the barrier request; an in-flight call they disturbed WARNs (they SHOULD be ignored). Over " +
-			"Streamable HTTP as CANCEL-MALFORMED-IGNORED.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy, Also: []string{indexPage},
-				Clause: "Receivers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
-				Clause: "Servers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."}},
-		),
-		Transports: []string{"stdio", "http", "websocket"},
-		Roles:      []string{"slow"},
-	})
-	checkNoServerCancel = register(&Check{
-		ID:    "CANCEL-NO-SERVER-CANCEL",
-		Title: "the server sends no notifications/cancelled for the client's requests",
-		How: "Runs the slow call to completion and a barrier request, and fails on any notifications/cancelled from the server " +
-			"(the client issued those requests; a server may only cancel requests it issued itself). Over Streamable HTTP every " +
-			"stream is read (2025: the standalone GET stream is held open during the check).",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: cancelLegacy,
-				Clause: "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction; Are believed to still be in-progress"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
-				Clause: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream [...] Servers MUST NOT send notifications/cancelled for any other purpose."}},
-		),
-		Transports: []string{"stdio", "http", "websocket"},
-		Roles:      []string{"slow"},
-	})
-)
+var checkCancelMalformed = register(&Check{
+	ID:    "CANCEL-MALFORMED-IGNORED",
+	Title: "malformed cancellations are ignored: no reply, server alive, in-flight request unaffected",
+	How: "While a slow call is in flight, sends notifications/cancelled without params, with empty params, " +
+		"with an object requestId and with a boolean requestId. A reply to any of them FAILs (a notification gets no " +
+		"response); the server must answer the barrier request; an in-flight call that the malformed cancellations " +
+		"disturbed (it ends in an error) WARNs (they SHOULD be ignored). Over Streamable HTTP each is a POST: 202 with no " +
+		"body, or an error status, and no JSON-RPC reply on any stream (2025: the standalone GET stream is held open and read too).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{cancelLegacy},
+			Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: "specification/2026-07-28/basic/index.mdx", Also: []string{cancelModern},
+			Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"}},
+	),
+	Transports: []string{"stdio", "http", "websocket"},
+	Roles:      []string{"slow"},
+})
+
+var checkCancelUnknown = register(&Check{
+	ID:    "CANCEL-UNKNOWN-IGNORED",
+	Title: "cancellations of unknown and completed requests are ignored without reply",
+	How: "While a slow call is in flight, cancels an id that was never issued (string and integer) and the id " +
+		"of a barrier request that already completed. A reply to any of them FAILs (a notification gets no response); the " +
+		"server must answer the barrier request; an in-flight call they disturbed WARNs (they SHOULD be ignored). Over " +
+		"Streamable HTTP as CANCEL-MALFORMED-IGNORED.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: cancelLegacy, Also: []string{indexPage},
+			Clause: "Receivers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
+			Clause: "Servers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."}},
+	),
+	Transports: []string{"stdio", "http", "websocket"},
+	Roles:      []string{"slow"},
+})
+
+var checkNoServerCancel = register(&Check{
+	ID:    "CANCEL-NO-SERVER-CANCEL",
+	Title: "the server sends no notifications/cancelled for the client's requests",
+	How: "Runs the slow call to completion and a barrier request, and fails on any notifications/cancelled from the server " +
+		"(the client issued those requests; a server may only cancel requests it issued itself). Over Streamable HTTP every " +
+		"stream is read (2025: the standalone GET stream is held open during the check).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: cancelLegacy,
+			Clause: "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction; Are believed to still be in-progress"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: cancelModern,
+			Clause: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream [...] Servers MUST NOT send notifications/cancelled for any other purpose."}},
+	),
+	Transports: []string{"stdio", "http", "websocket"},
+	Roles:      []string{"slow"},
+})
+
+var checkHTTPClose = register(&Check{
+	ID:    "CANCEL-HTTP-CLOSE",
+	Title: "closing the response stream cancels the request: nothing more is sent for it, and the work stops",
+	How: "Calls the slow role (tagged) over Streamable HTTP, closes the response stream after the first progress, " +
+		"runs an identical control call to completion, and asks the target's probe how much of the cancelled work ran. " +
+		"One status for two sentences: a message for the cancelled request after the close (on any stream) FAILs (MUST NOT); " +
+		"otherwise work that went on after the close (finished, or more than one step later) WARNs (SHOULD stop as soon as practical).",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		Clause: "Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}},
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
+
+var checkHTTPNotification = register(&Check{
+	ID:    "CANCEL-HTTP-NOTIFICATION",
+	Title: "notifications/cancelled over HTTP: no response, and the response stream ends promptly",
+	How: "In a 2025 session, calls the slow role, POSTs notifications/cancelled after the first progress, and expects " +
+		"the request's event stream to end within the exchange timeout without a response (with no response to send, the " +
+		"stream has nothing left to carry: transports.mdx asks the server to terminate it after the response).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{httpLegacy},
+			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports.mdx] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."},
+			"2025-11-25"),
+		sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{httpLegacy},
+			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports.mdx] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream."},
+			"2025-06-18"),
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
+
+var checkHTTPDisconnect = register(&Check{
+	ID:    "CANCEL-HTTP-DISCONNECT",
+	Title: "in a 2025 session a disconnect is not a cancellation: the work goes on",
+	How: "Calls the slow role (tagged), closes the response stream after the first progress without sending a " +
+		"cancellation, and runs an identical control call to completion. With the role's probe, the disconnected work " +
+		"must have finished. Without one, when the server's events carry ids, the harness resumes the disconnected stream " +
+		"(GET + Last-Event-ID) and compares its outcome with the control call's: the control succeeded and the resumed " +
+		"call ended in an error means the disconnect was taken for a cancellation. Neither a probe nor resumption: SKIP.",
+	Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+		Clause: "Disconnection SHOULD NOT be interpreted as the client cancelling its request. To cancel, the client SHOULD explicitly send an MCP CancelledNotification."},
+		legacyVersions...),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
 
 // cancelPatternShould is the 2026-07-28 cancellation pattern's rule for a
 // server that received notifications/cancelled, on a transport the stdio
@@ -133,6 +172,14 @@ func registerCancel() {
 	})
 }
 
+func registerHTTPCancel() {
+	ginkgo.Describe("CANCEL over HTTP", ginkgo.Label("area:cancel"), func() {
+		define(checkHTTPClose, httpCloseCancels)
+		define(checkHTTPNotification, httpNotificationCancels)
+		define(checkHTTPDisconnect, httpDisconnectIsNotCancel)
+	})
+}
+
 // cancelInFlight starts the slow role with a token and cancels it while it
 // runs. The trigger is a message, not a clock: the first progress for the
 // token. When the call completes without any such progress (a server that
@@ -144,12 +191,12 @@ func registerCancel() {
 func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID, int, bool) {
 	id := jsonrpc.StringID(name + "-1")
 	c.startRole("slow", id, token)
-	first, ok := c.waitFirst(0, h.cfg.CallTimeout, func(m clients.Message) bool {
+	first, ok := c.waitFirst(0, h.Cfg().CallTimeout, func(m clients.Message) bool {
 		return (m.Env.Method == "notifications/progress" && m.Env.ProgressToken == token) ||
 			(m.Env.Kind.IsReply() && m.Env.ID == id)
 	})
 	if !ok {
-		h.failServer("request %s got neither progress nor a response %s", id, c.silence(h.cfg.CallTimeout))
+		h.FailServer("request %s got neither progress nor a response %s", id, c.silence(h.Cfg().CallTimeout))
 	}
 	if first.Env.Method == "notifications/progress" {
 		mark := c.length()
@@ -169,7 +216,7 @@ func cancelInFlight(h *H, c msgConn, name string, token jsonrpc.ID) (jsonrpc.ID,
 }
 
 func cancelSuppress(h *H) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	id, mark, _ := cancelInFlight(h, c, "cancel-suppress", jsonrpc.StringID("cancel-suppress-token"))
 	// A control call started after the cancellation ends after the
 	// cancelled one would have: its response bounds the wait, no sleep.
@@ -183,10 +230,10 @@ func cancelSuppress(h *H) {
 
 func cancelCompletionWins(h *H) {
 	id := jsonrpc.StringID("completion-wins-1")
-	c := h.connectMsg(faultproxy.Rule{
+	c := connectMsg(h, faultproxy.Rule{
 		Name:  "hold-cancel-until-response",
 		Match: faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled", CancelledID: id},
-		Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: id}, Max: h.cfg.CallTimeout},
+		Fault: faultproxy.HoldUntil{Until: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: id}, Max: h.Cfg().CallTimeout},
 	})
 	p := c.startRole("slow", id, jsonrpc.StringID("completion-wins-token"))
 	// Over HTTP the held notification's POST returns only when the hold
@@ -196,14 +243,14 @@ func cancelCompletionWins(h *H) {
 	if !resp.Env.Kind.IsReply() {
 		h.Errorf("unexpected reply %s", resp.Raw)
 	}
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	err := c.waitPassed(ctx, faultproxy.Match{Dir: faultproxy.ClientToServer, Method: "notifications/cancelled"})
 	cancel()
 	if err != nil {
 		h.Errorf("the held cancellation was never released: %v", err)
 	}
 	if why := <-sent; why != "" {
-		h.failServer("the late cancellation: %s", why)
+		h.FailServer("the late cancellation: %s", why)
 	}
 	mark := resp.Seq + 1
 	ping := c.ping("after the late cancellation")
@@ -223,7 +270,7 @@ var malformedCancellations = []string{
 // to one of them breaks the MUST NOT (FAIL); an in-flight call they
 // disturbed breaks only the SHOULD (WARN).
 func cancelIgnored(h *H, malformed []string) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	id := jsonrpc.StringID("cancel-ignored-1")
 	token := jsonrpc.StringID("cancel-ignored-token")
 	p := c.startRole("slow", id, token)
@@ -268,7 +315,7 @@ func assertNoStrayReplies(h *H, c msgConn, from int, ping jsonrpc.ID, what strin
 }
 
 func noServerCancel(h *H) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	id := jsonrpc.StringID("no-server-cancel-1")
 	p := c.startRole("slow", id, jsonrpc.StringID("no-server-cancel-token"))
 	c.await(p, "the slow call")
@@ -282,4 +329,115 @@ func noServerCancel(h *H) {
 	if len(sent) > 0 {
 		h.Failf("the server sent notifications/cancelled for a client request: %s", strings.Join(sent, "; "))
 	}
+}
+
+func httpCloseCancels(h *H) {
+	tool, tagArg := h.ProbeRole()
+	c := h.ConnectHTTP()
+	tag := unique("close")
+	id, token := jsonrpc.StringID("http-close-1"), jsonrpc.StringID("http-close-token")
+	call := c.StartRole("slow", id, token, map[string]any{tagArg: tag})
+	c.FirstProgress(call, token)
+	mark := c.W.Len()
+	ctx, cancel := h.Op()
+	how, err := c.W.Cancel(ctx, call, "mcp-conform: close the stream")
+	cancel()
+	if err != nil || how != "stream-close" {
+		h.Errorf("cancel by closing the stream: %s %v", how, err)
+	}
+	before := c.Probe(tool, tag)
+	ctrl := c.StartRole("slow", jsonrpc.StringID("http-close-control"), nil, nil)
+	c.Await(ctrl, "uncancelled control call")
+	after := c.Probe(tool, tag)
+	h.Notef("probe after close: %+v; after the control call: %+v", before, after)
+	// A message after the close breaks the MUST NOT: FAIL, whatever the
+	// work did. Work that went on breaks only the SHOULD: WARN.
+	for _, m := range c.W.Since(mark) {
+		if m.Env.ID == id || m.Env.ProgressToken == token {
+			h.Failf("a message for the cancelled request appeared after the close (on stream %s): %s", m.Stream, m.Raw)
+		}
+	}
+	if after.Finished {
+		h.Warnf("the server kept working after the response stream closed and completed the request (probe: %+v)", after)
+	}
+	if after.StepsRun > before.StepsRun+1 {
+		h.Warnf("the work went on after the response stream closed: %d steps at the close, %d later", before.StepsRun, after.StepsRun)
+	}
+}
+
+func httpNotificationCancels(h *H) {
+	c := h.ConnectHTTP()
+	id, token := jsonrpc.StringID("http-notify-1"), jsonrpc.StringID("http-notify-token")
+	call := c.StartRole("slow", id, token, nil)
+	c.FirstProgress(call, token)
+	ctx, cancel := h.Op()
+	how, err := c.W.Cancel(ctx, call, "mcp-conform: cancel by notification")
+	cancel()
+	if err != nil || how != "notification" {
+		h.Failf("cancellation notification not accepted: %s %v", how, err)
+	}
+	if !waitEnded(h.Ctx(), call, h.Cfg().OpTimeout) {
+		h.Failf("the request's event stream stayed open %s after notifications/cancelled", h.Cfg().OpTimeout)
+	}
+	if m, ok := call.Response(); ok {
+		h.Failf("the server answered the cancelled request: %s", m.Raw)
+	}
+	c.Ping("after the cancellation")
+}
+
+func httpDisconnectIsNotCancel(h *H) {
+	p := h.Role("slow").Probe
+	tool, _ := p["tool"].(string)
+	tagArg, _ := p["tag"].(string)
+	c := h.ConnectHTTP()
+	tag := unique("disconnect")
+	var extra map[string]any
+	if tool != "" && tagArg != "" {
+		extra = map[string]any{tagArg: tag}
+	}
+	id, token := jsonrpc.StringID("http-disconnect-1"), jsonrpc.StringID("http-disconnect-token")
+	call := c.StartRole("slow", id, token, extra)
+	c.FirstProgress(call, token)
+	last := call.LastEventID()
+	call.Close()
+	ctrl := c.StartRole("slow", jsonrpc.StringID("http-disconnect-control"), nil, nil)
+	control := c.Await(ctrl, "control call")
+	if extra != nil {
+		// The disconnected call started first and should end first; on a
+		// loaded machine its last step may trail the control's by a few
+		// milliseconds: wait (bounded) until the probe says it ended.
+		after := c.Probe(tool, tag)
+		for deadline := time.Now().Add(h.Cfg().OpTimeout); !after.Finished && !after.Cancelled && time.Now().Before(deadline); {
+			h.Sleep(20 * time.Millisecond)
+			after = c.Probe(tool, tag)
+		}
+		if !after.Finished {
+			h.Failf("the work stopped when the client disconnected, as if cancelled (probe: %+v)", after)
+		}
+		h.Notef("probe after the control call: %+v", after)
+		return
+	}
+	// Without a probe, the outcome of the disconnected call is seen by
+	// resuming its stream, and judged against the control call.
+	if last == "" || c.W.SessionID() == "" {
+		h.Skip("the slow role declares no probe (probe: {tool, tag}) and the server's events carry no ids to resume the disconnected stream: whether the work went on is not observable")
+	}
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
+	defer cancel()
+	g, err := c.W.OpenGET(ctx, last)
+	if err != nil {
+		h.Skip(fmt.Sprintf("no probe, and resuming the disconnected stream failed (%v): whether the work went on is not observable", err))
+	}
+	defer g.Close()
+	if g.Status() != http.StatusOK || !g.IsSSE() {
+		h.Skip(fmt.Sprintf("no probe, and the server answered the resumption with HTTP %d: whether the work went on is not observable", g.Status()))
+	}
+	e, ok := c.WaitEvent(g, h.Cfg().OpTimeout, isReplyTo(id))
+	if !ok {
+		h.Skip(fmt.Sprintf("no probe, and the resumed stream carried no response for the disconnected call within %s: whether the work went on is not observable", h.Cfg().OpTimeout))
+	}
+	if callSucceeded(control.Raw) && !callSucceeded([]byte(e.Data)) {
+		h.Failf("the work stopped when the client disconnected, as if cancelled: the resumed call ended in an error (%s) while the identical uninterrupted control call succeeded (%s)", clip([]byte(e.Data)), clip(control.Raw))
+	}
+	h.Notef("without a probe: the resumed call's outcome %s matches the control call's", clip([]byte(e.Data)))
 }

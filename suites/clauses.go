@@ -1,5 +1,7 @@
 package suites
 
+import "github.com/mcp-conform/mcp-conform/internal/harness"
+
 // Traceability: the docs/CLAUSES.md ids each check enforces.
 //
 // A check declares its ids in Check.Clauses (and the part of a clause it
@@ -72,6 +74,13 @@ var existingClauses = map[string]struct {
 
 // applyExistingClauses fills the clause ids of a check written before
 // Check.Clauses existed.
+// register adds c to the harness's catalog, with its clause ids from the
+// table above when it declares none itself.
+func register(c *Check) *Check {
+	applyExistingClauses(c)
+	return harness.Register(c)
+}
+
 func applyExistingClauses(c *Check) {
 	if len(c.Clauses) > 0 {
 		return

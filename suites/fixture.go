@@ -1,20 +1,21 @@
 package suites
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 )
 
+func init() { harness.SetCommandResolver(resolveCommand) }
+
 // fixtureEnv, when set in a process's environment, makes
-// ServeFixtureIfAsked serve the reference server (value "reference") or one
-// of its mutants (the mutant's name) on stdin/stdout.
+// fixtures.ServeIfAsked serve the reference server (value "reference") or
+// one of its mutants (the mutant's name) on stdin/stdout. These names are
+// fixtures' (ServeEnv, HTTPEnv, ...), which suites does not import;
+// internal/describe's TestReferenceManifestsSetFixtureEnv holds the two
+// spellings together.
 const fixtureEnv = "MCP_CONFORM_SERVE_FIXTURE"
 
 // fixtureHTTPEnv, set with fixtureEnv, serves Streamable HTTP on its value
@@ -23,20 +24,21 @@ const (
 	fixtureHTTPEnv       = "MCP_CONFORM_FIXTURE_HTTP"
 	fixtureHeartbeatEnv  = "MCP_CONFORM_FIXTURE_HEARTBEAT"
 	fixtureSessionTTLEnv = "MCP_CONFORM_FIXTURE_SESSION_TTL"
-	// FixtureLedgerEnv names the SQLite ledger file of the reference
+	// fixtureLedgerEnv names the SQLite ledger file of the reference
 	// server's keyed mutation tools: servers given the same file share it,
 	// and a restarted server finds it again (empty: a private file).
-	FixtureLedgerEnv = "MCP_CONFORM_FIXTURE_LEDGER"
-	// FixtureVariantEnv names correct variants of the reference server to
-	// serve (a comma-separated list of fixtures.Variants names): a
-	// manifest's env selects them.
-	FixtureVariantEnv = "MCP_CONFORM_FIXTURE_VARIANT"
+	fixtureLedgerEnv = "MCP_CONFORM_FIXTURE_LEDGER"
+	// fixtureTokensEnv makes the reference server over HTTP require a
+	// bearer token, one of its comma-separated list: the built-in HTTP
+	// target does.
+	fixtureTokensEnv = "MCP_CONFORM_FIXTURE_TOKENS"
 )
 
-// fixtureVariants reads FixtureVariantEnv.
-func fixtureVariants() ([]string, error) {
-	return fixtures.ParseVariants(os.Getenv(FixtureVariantEnv))
-}
+// ReferenceToken is the bearer token the built-in HTTP target requires
+// (besides the two principals' of its auth: list): every request of the
+// harness carries it (the manifest's headers:), and SECURITY-AUTH-REQUIRED
+// checks that a request without it is refused.
+const ReferenceToken = "mcp-conform-reference-token"
 
 // referenceSessionTTL is the idle expiry of the built-in HTTP target's 2025
 // sessions: short, so that SESSION-EXPIRED-404 waits little (1.5 s), and
@@ -47,88 +49,6 @@ const referenceSessionTTL = time.Second
 // referenceHeartbeat is the heartbeat of the built-in HTTP target: short,
 // so that the heartbeat check sees one within a short silent call.
 const referenceHeartbeat = 200 * time.Millisecond
-
-// ServeFixtureIfAsked serves the reference server and exits when the
-// process was started as the built-in target; otherwise it returns at once.
-// Every binary that runs the suites (the CLI, the suites' test binary) calls
-// it first thing, so the built-in target needs no separate executable.
-func ServeFixtureIfAsked() {
-	v, ok := os.LookupEnv(fixtureEnv)
-	if !ok {
-		return
-	}
-	mutant := v
-	if v == "reference" {
-		mutant = ""
-	}
-	if addr := os.Getenv(fixtureWSEnv); addr != "" {
-		os.Exit(serveFixtureWS(mutant, addr))
-	}
-	if addr := os.Getenv(fixtureHTTPEnv); addr != "" {
-		hb, _ := time.ParseDuration(os.Getenv(fixtureHeartbeatEnv))
-		ttl, _ := time.ParseDuration(os.Getenv(fixtureSessionTTLEnv))
-		os.Exit(serveFixtureHTTP(mutant, addr, hb, ttl))
-	}
-	os.Exit(ServeFixture(mutant))
-}
-
-// ServeFixtureHTTP serves the reference server (or a mutant) on Streamable
-// HTTP at addr until SIGINT/SIGTERM, printing the endpoint URL on stdout
-// once listening, and returns the process exit code.
-func ServeFixtureHTTP(mutant, addr string, heartbeat time.Duration) int {
-	return serveFixtureHTTP(mutant, addr, heartbeat, 0)
-}
-
-func serveFixtureHTTP(mutant, addr string, heartbeat, sessionTTL time.Duration) int {
-	if mutant != "" && !fixtures.ValidMutant(mutant) {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	vs, err := fixtureVariants()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 2
-	}
-	opts := fixtures.HTTPOptions{Mutant: mutant, Stderr: os.Stderr, Heartbeat: heartbeat, SessionTTL: sessionTTL,
-		Ledger: os.Getenv(FixtureLedgerEnv), Variants: vs}
-	err = fixtures.ServeHTTP(ctx, addr, opts, func(url string) { fmt.Println(url) })
-	if errors.Is(err, fixtures.ErrCrash) {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 3
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
-// ServeFixture serves the reference server (or a mutant) on stdin/stdout
-// until stdin ends, and returns the process exit code.
-func ServeFixture(mutant string) int {
-	if mutant != "" && !fixtures.ValidMutant(mutant) {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: unknown mutant %q\n", mutant)
-		return 2
-	}
-	vs, err := fixtureVariants()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err = fixtures.Serve(ctx, os.Stdin, os.Stdout, fixtures.Options{Mutant: mutant, Stderr: os.Stderr, Ledger: os.Getenv(FixtureLedgerEnv), Variants: vs})
-	switch {
-	case errors.Is(err, fixtures.ErrCrash):
-		return 3
-	case err != nil && ctx.Err() == nil:
-		fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
-		return 1
-	}
-	return 0
-}
 
 // ReferenceTargets are the built-in targets: the reference server (or a
 // mutant) on every transport it serves.
@@ -162,12 +82,17 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			{"Authorization": "Bearer mcp-conform-principal-a"},
 			{"Authorization": "Bearer mcp-conform-principal-b"},
 		},
+		// It requires a bearer token: the principals' and the run's, which
+		// every request of the harness carries.
+		Headers:      map[string]string{"Authorization": "Bearer " + ReferenceToken},
+		RequiresAuth: true,
 		Env: map[string]string{
 			fixtureEnv:           fixtureValue(mutant),
 			fixtureHTTPEnv:       "127.0.0.1:{port}",
 			fixtureHeartbeatEnv:  referenceHeartbeat.String(),
 			fixtureSessionTTLEnv: referenceSessionTTL.String(),
-			FixtureLedgerEnv:     TmpDirPlaceholder + "/ledger.db",
+			fixtureLedgerEnv:     TmpDirPlaceholder + "/ledger.db",
+			fixtureTokensEnv:     ReferenceToken + ",mcp-conform-principal-a,mcp-conform-principal-b",
 		},
 	}
 }
@@ -187,7 +112,7 @@ func ReferenceManifest(mutant string) *Manifest {
 			"task":     referenceTaskRole,
 			"flood":    {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
 		},
-		Env: map[string]string{fixtureEnv: fixtureValue(mutant), FixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
+		Env: map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
 }
 

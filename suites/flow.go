@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -19,10 +18,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
-
-// seedFlow is the seed lesson's production failure table (rows "Unbounded
-// progress queue" and "Final response dropped under pressure").
-const seedFlow = "seeds/000_a0534be125a2219a.txt"
 
 // Slow consumers of the FLOW checks.
 const (
@@ -36,47 +31,46 @@ const (
 	flowTranscriptLimit = 300
 )
 
-var (
-	checkFlowFinal = register(&Check{
-		ID:    "FLOW-FINAL-ARRIVES",
-		Title: "under a slow consumer the final response arrives and progress stays monotonic",
-		How: "Calls the flood role (a burst of progress notifications, then the result) while the consumer is slow: on stdio " +
-			"the client stops reading for 300 ms; on HTTP the proxy throttles the response stream to 16 MiB/s and the client " +
-			"(on a connection of its own, with a fixed 128 KiB receive buffer) stops reading until the role's probe reports the " +
-			"flood's work done (300 ms without a probe). Progress may be coalesced or thinned, but its values must strictly " +
-			"increase, the final response must arrive (within the exchange timeout of the last progress), nothing may follow it, " +
-			"and the server must answer a barrier request afterwards.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{progressLegacy},
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{progressModern},
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"}},
-		),
-		Transports: []string{"stdio", "http"},
-		Roles:      []string{"flood"},
-	})
-	checkFlowBounded = register(&Check{
-		ID:    "FLOW-SERVER-BOUNDED",
-		Title: "the server's outbound queue for a slow consumer stays bounded",
-		How: "Calls the flood role over HTTP (the reference's: 5000 progress notifications of 1 KB) through a 16 MiB/s throttle, " +
-			"with a client that stops reading until the role's probe reports the flood's work done, and reads the probe's " +
-			"backlogPeak: the most messages the server held unsent for that consumer. More than 1024 is a queue that grows with " +
-			"the flood (the seed's \"Unbounded progress queue: memory rises with a slow consumer\"); a server that blocks its work " +
-			"on the consumer (backpressure) or coalesces and evicts progress within a bound passes. This is the server's own " +
-			"instrumented report, as CANCEL-HTTP-CLOSE reads the probe's steps: the queue is not visible on the wire, and socket " +
-			"buffers hide it. Without a probe on the role: SKIP.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: "specification/VERSION/basic/utilities/progress.mdx",
-				Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern,
-				Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"}},
-		),
-		Transports: []string{"http"},
-		Roles:      []string{"flood"},
-	})
-)
+var checkFlowFinal = register(&Check{
+	ID:    "FLOW-FINAL-ARRIVES",
+	Title: "under a slow consumer the final response arrives and progress stays monotonic",
+	How: "Calls the flood role (a burst of progress notifications, then the result) while the consumer is slow: on stdio " +
+		"the client stops reading for 300 ms; on HTTP the proxy throttles the response stream to 16 MiB/s and the client " +
+		"(on a connection of its own, with a fixed 128 KiB receive buffer) stops reading until the role's probe reports the " +
+		"flood's work done (300 ms without a probe). Progress may be coalesced or thinned, but its values must strictly " +
+		"increase, the final response must arrive (within the exchange timeout of the last progress), nothing may follow it, " +
+		"and the server must answer a barrier request afterwards.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: indexPage, Also: []string{progressLegacy},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{progressModern},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"}},
+	),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"flood"},
+})
+
+var checkFlowBounded = register(&Check{
+	ID:    "FLOW-SERVER-BOUNDED",
+	Title: "the server's outbound queue for a slow consumer stays bounded",
+	How: "Calls the flood role over HTTP (the reference's: 5000 progress notifications of 1 KB) through a 16 MiB/s throttle, " +
+		"with a client that stops reading until the role's probe reports the flood's work done, and reads the probe's " +
+		"backlogPeak: the most messages the server held unsent for that consumer. More than 1024 is a queue that grows with " +
+		"the flood (the seed's \"Unbounded progress queue: memory rises with a slow consumer\"); a server that blocks its work " +
+		"on the consumer (backpressure) or coalesces and evicts progress within a bound passes. This is the server's own " +
+		"instrumented report, as CANCEL-HTTP-CLOSE reads the probe's steps: the queue is not visible on the wire, and socket " +
+		"buffers hide it. Without a probe on the role: SKIP.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: "specification/VERSION/basic/utilities/progress.mdx",
+			Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern,
+			Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"}},
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"flood"},
+})
 
 func registerFlow() {
 	ginkgo.Describe("FLOW", ginkgo.Label("area:flow"), func() {
@@ -158,36 +152,10 @@ func (c *gatedConn) Close() error {
 }
 
 // connectGated is Connect with a client whose reading a gate controls.
-func (h *H) connectGated(g *gate, rules ...faultproxy.Rule) *Conn {
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	defer cancel()
-	target, cleanup, err := expandTarget(h.target, h)
-	if err != nil {
-		h.Errorf("start target: %v", err)
-	}
-	argv, env, err := resolveCommand(target)
-	if err != nil {
-		h.Errorf("start target: %v", err)
-	}
-	rs := faultproxy.NewRules()
-	if err := rs.Set(rules...); err != nil {
-		h.Errorf("install rules: %v", err)
-	}
-	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: target.Dir, Rules: rs}
-	if h.cfg.Verbose {
-		opts.StderrTee = os.Stderr
-	}
-	link, err := faultproxy.StartStdio(context.Background(), opts)
-	if err != nil {
-		cleanup()
-		h.Errorf("start target: %v", err)
-	}
-	c := &Conn{Link: link, W: clients.NewWire(&gatedConn{ReadWriteCloser: link.Client(), g: g}, clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
-	h.conns = append(h.conns, c)
-	if err := settle(ctx, c.W, h.cfg, target, h.session); err != nil {
-		h.Errorf("start target: %v%s", err, exitHint(link))
-	}
-	return c
+func connectGated(h *H, g *gate, rules ...faultproxy.Rule) *Conn {
+	return h.ConnectWrapped(func(rw io.ReadWriteCloser) io.ReadWriteCloser {
+		return &gatedConn{ReadWriteCloser: rw, g: g}
+	}, rules...)
 }
 
 // ---- judging a flood ----
@@ -251,12 +219,12 @@ func floodCount(r Role) string {
 // ---- FLOW-FINAL-ARRIVES ----
 
 func flowFinalArrives(h *H) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		flowFinalHTTP(h)
 		return
 	}
 	g := newGate()
-	c := h.connectGated(g)
+	c := connectGated(h, g)
 	c.Link.Transcript().SetLimit(flowTranscriptLimit)
 	id, token := jsonrpc.StringID("flow-final-1"), jsonrpc.StringID("flow-final-token")
 	from := c.W.Len()
@@ -265,15 +233,15 @@ func flowFinalArrives(h *H) {
 	resume := time.AfterFunc(flowStall, g.resume)
 	defer resume.Stop()
 	isFinal := func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id }
-	m, ok := c.WaitFirst(from, h.cfg.CallTimeout, func(m clients.Message) bool {
+	m, ok := c.WaitFirst(from, h.Cfg().CallTimeout, func(m clients.Message) bool {
 		return isFinal(m) || isLastProgress(m.Env, m.Raw, token)
 	})
 	if !ok {
-		h.Failf("the flood got neither its last progress nor its final response %s after a %s reading stall", c.Silence(h.cfg.CallTimeout), flowStall)
+		h.Failf("the flood got neither its last progress nor its final response %s after a %s reading stall", c.Silence(h.Cfg().CallTimeout), flowStall)
 	}
 	if !isFinal(m) {
-		if _, ok := c.WaitFirst(m.Seq+1, h.cfg.OpTimeout, isFinal); !ok {
-			h.Failf("the final response to %s never arrived after a %s reading stall: the last progress came (%s), then nothing %s", id, flowStall, m.Raw, c.Silence(h.cfg.OpTimeout))
+		if _, ok := c.WaitFirst(m.Seq+1, h.Cfg().OpTimeout, isFinal); !ok {
+			h.Failf("the final response to %s never arrived after a %s reading stall: the last progress came (%s), then nothing %s", id, flowStall, m.Raw, c.Silence(h.Cfg().OpTimeout))
 		}
 	}
 	c.Ping("after the flood")
@@ -298,14 +266,14 @@ func flowFinalHTTP(h *H) {
 	call, st, how, done := floodStalled(h, c, id, token)
 	defer done()
 	isFinal := isReplyTo(id)
-	e, ok := c.WaitEvent(call, h.cfg.CallTimeout, func(e clients.StreamEvent) bool {
+	e, ok := c.WaitEvent(call, h.Cfg().CallTimeout, func(e clients.StreamEvent) bool {
 		return isFinal(e) || (e.HasData && isLastProgress(jsonrpc.Parse([]byte(e.Data)), []byte(e.Data), token))
 	})
 	if !ok {
-		h.Failf("the flood got neither its last progress nor its final response within %s after %s (stream: %v)%s", h.cfg.CallTimeout, how, call.EndErr(), c.exitHint())
+		h.Failf("the flood got neither its last progress nor its final response within %s after %s (stream: %v)%s", h.Cfg().CallTimeout, how, call.EndErr(), c.ExitHint())
 	}
 	if !isFinal(e) {
-		if _, ok := c.WaitEvent(call, h.cfg.OpTimeout, isFinal); !ok {
+		if _, ok := c.WaitEvent(call, h.Cfg().OpTimeout, isFinal); !ok {
 			h.Failf("the final response to %s never arrived after %s: the last progress came (%s), then the stream %s (probe %+v)", id, how, e.Data, streamEnd(call), st)
 		}
 	}
@@ -326,12 +294,12 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	g := newGate()
 	fw := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform", Client: gatedHTTPClient(g)})
 	done = func() { g.release(); _ = fw.Close() }
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-	err := settle(ctx, fw, h.cfg, h.target, h.session)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().StartTimeout)
+	err := h.Settle(ctx, fw)
 	cancel()
 	if err != nil {
 		done()
-		h.Errorf("second client for the flood: %v%s", err, c.exitHint())
+		h.Errorf("second client for the flood: %v%s", err, c.ExitHint())
 	}
 	var extra map[string]any
 	tag := unique("flood")
@@ -346,17 +314,17 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 		args[k] = v
 	}
 	g.stop()
-	call, err = fw.Start(h.ctx, id, "tools/call", fw.ProgressParams(token, map[string]any{"name": h.Role("flood").Tool, "arguments": args}))
+	call, err = fw.Start(h.Ctx(), id, "tools/call", fw.ProgressParams(token, map[string]any{"name": h.Role("flood").Tool, "arguments": args}))
 	if err != nil {
 		done()
-		h.failServer("tools/call %s: %v%s", h.Role("flood").Tool, err, c.exitHint())
+		h.FailServer("tools/call %s: %v%s", h.Role("flood").Tool, err, c.ExitHint())
 	}
 	how = fmt.Sprintf("a %d B/s consumer that stopped reading for %s", flowThrottle, flowStall)
 	if extra == nil {
 		t := time.NewTimer(flowStall)
 		select {
 		case <-t.C:
-		case <-h.ctx.Done():
+		case <-h.Ctx().Done():
 		}
 		t.Stop()
 		g.resume()
@@ -365,15 +333,15 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	if c.W.Session().Era != clients.EraModern {
 		// The probing client's 2025 session may have idled out while the
 		// flood's own client was set up: open a fresh one.
-		ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
-		err := settle(ctx, c.W, h.cfg, h.target, h.session)
+		ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().StartTimeout)
+		err := h.Settle(ctx, c.W)
 		cancel()
 		if err != nil {
 			done()
-			h.failServer("the server did not accept a new session to probe the flood: %v%s", err, c.exitHint())
+			h.FailServer("the server did not accept a new session to probe the flood: %v%s", err, c.ExitHint())
 		}
 	}
-	deadline := time.Now().Add(h.cfg.CallTimeout)
+	deadline := time.Now().Add(h.Cfg().CallTimeout)
 	for {
 		st = floodProbe(h, c, tool, tag)
 		if st.Finished || st.Cancelled || time.Now().After(deadline) {
@@ -382,7 +350,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 		t := time.NewTimer(20 * time.Millisecond)
 		select {
 		case <-t.C:
-		case <-h.ctx.Done():
+		case <-h.Ctx().Done():
 			t.Stop()
 			done()
 			h.Errorf("interrupted while polling the probe")
@@ -398,11 +366,11 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 // session, since what it asks is whether the server is alive.
 func httpBarrier(h *H, c *HConn, why string) {
 	if c.W.Session().Era != clients.EraModern {
-		ctx, cancel := h.op()
-		err := settle(ctx, c.W, h.cfg, h.target, h.session)
+		ctx, cancel := h.Op()
+		err := h.Settle(ctx, c.W)
 		cancel()
 		if err != nil {
-			h.failServer("the server did not accept a new session %s: %v%s", why, err, c.exitHint())
+			h.FailServer("the server did not accept a new session %s: %v%s", why, err, c.ExitHint())
 		}
 	}
 	c.Ping(why)
@@ -440,7 +408,7 @@ func flowServerBounded(h *H) {
 	got := len(call.Messages())
 	done()
 	if !st.Finished {
-		h.Failf("the flood's work did not finish within %s while the consumer was stalled (probe %+v)", h.cfg.CallTimeout, st)
+		h.Failf("the flood's work did not finish within %s while the consumer was stalled (probe %+v)", h.Cfg().CallTimeout, st)
 	}
 	if st.BacklogPeak > flowBacklogBound {
 		h.Failf("the server held up to %d messages unsent for %s (bound %d): its queue grew with the flood of %s (the client had read %d; probe %+v)",
@@ -455,18 +423,18 @@ func flowServerBounded(h *H) {
 // what the FLOW checks ask.
 func floodProbe(h *H, c *HConn, tool, tag string) probeState {
 	for retry := 0; ; retry++ {
-		ctx, cancel := h.op()
+		ctx, cancel := h.Op()
 		m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
 		cancel()
 		if err != nil {
 			h.Errorf("probe tool %s: %v", tool, err)
 		}
 		if m.Env.Kind == jsonrpc.ErrorReply && c.W.Session().Era != clients.EraModern && retry == 0 {
-			ctx, cancel := h.op()
-			err := settle(ctx, c.W, h.cfg, h.target, h.session)
+			ctx, cancel := h.Op()
+			err := h.Settle(ctx, c.W)
 			cancel()
 			if err != nil {
-				h.failServer("the server did not accept a new session to probe the flood: %v%s", err, c.exitHint())
+				h.FailServer("the server did not accept a new session to probe the flood: %v%s", err, c.ExitHint())
 			}
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 )
 
 // TestStartHTTPRetriesATakenPort: a server that exits because its port was
@@ -31,14 +31,14 @@ func TestStartHTTPRetriesATakenPort(t *testing.T) {
 			fixtureEnv: "reference", fixtureHTTPEnv: "127.0.0.1:{port}",
 		},
 	}
-	cfg := (&Config{Targets: []*Manifest{target}}).withDefaults()
+	cfg := (&Config{Targets: []*Manifest{target}}).WithDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := startHTTPConn(ctx, cfg, target, nil, clients.Session{}, nil)
+	c, err := harness.DialHTTP(ctx, cfg, target)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	defer c.close()
+	defer c.Close()
 	noted := false
 	for _, e := range c.Proxy.Transcript().Entries() {
 		noted = noted || strings.Contains(e.Text, "was taken before the server could bind it")

@@ -2,367 +2,207 @@ package suites
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
-// waiter is an in-flight request on either transport.
-type waiter interface {
-	ID() jsonrpc.ID
-	Wait(ctx context.Context) (clients.Message, error)
+// idemConnect opens a connection to the target (a new server process when
+// the target has a command) with rules installed first.
+func idemConnect(h *H, rules ...faultproxy.Rule) *endpoint {
+	if h.Target().Transport == "http" {
+		c := h.ConnectHTTP(rules...)
+		return httpEndpoint(h.Ctx(), c, c.W)
+	}
+	return stdioEndpoint(h.Connect(rules...))
 }
 
-// endpoint is one client connection to the target, on either transport:
-// what the IDEM checks and the manifest validation need of it.
-type endpoint struct {
-	start    func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error)
-	newID    func() jsonrpc.ID
-	tr       *faultproxy.Transcript
-	exitHint func() string
-	exited   <-chan struct{}
-}
-
-func stdioEndpoint(c *Conn) *endpoint {
-	return &endpoint{
-		start: func(ctx context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
-			return c.W.Start(ctx, id, method, params)
-		},
-		newID: c.W.NewID, tr: c.proxyTranscript(),
-		exitHint: c.exitHint, exited: c.exited(),
-	}
-}
-
-// httpEndpoint speaks through w (the connection's own wire, or a second
-// session on the same proxy). Requests live as long as life.
-func httpEndpoint(life context.Context, c *HConn, w *clients.HTTPWire) *endpoint {
-	e := &endpoint{
-		start: func(_ context.Context, id jsonrpc.ID, method string, params map[string]any) (waiter, error) {
-			return w.Start(life, id, method, params)
-		},
-		newID: w.NewID, tr: c.Proxy.Transcript(), exitHint: c.exitHint,
-	}
-	if c.Proc != nil {
-		e.exited = c.Proc.Exited()
-	}
-	return e
-}
-
-// toolOutcome is the answer to one tools/call.
-type toolOutcome struct {
-	msg clients.Message
-	// rpcError is a JSON-RPC error response; isError a tool error result.
-	rpcError, isError bool
-	// structured is structuredContent exactly as it was on the wire, or,
-	// without it, the text content when that is JSON.
-	structured json.RawMessage
-	// content is the text of the result's text content items.
-	content string
-}
-
-// failed reports whether the call was refused (either kind of error).
-func (o toolOutcome) failed() bool { return o.rpcError || o.isError }
-
-func parseOutcome(m clients.Message) toolOutcome {
-	o := toolOutcome{msg: m}
-	if m.Env.Kind != jsonrpc.Response {
-		o.rpcError = true
-		return o
-	}
-	var env struct {
-		Result struct {
-			IsError    bool            `json:"isError"`
-			Structured json.RawMessage `json:"structuredContent"`
-			Content    []struct {
-				Type, Text string
-			} `json:"content"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(m.Raw, &env) != nil {
-		o.rpcError = true
-		return o
-	}
-	o.isError = env.Result.IsError
-	var texts []string
-	for _, c := range env.Result.Content {
-		if c.Type == "text" {
-			texts = append(texts, c.Text)
-		}
-	}
-	o.content = strings.Join(texts, "\n")
-	o.structured = env.Result.Structured
-	if len(o.structured) == 0 && json.Valid([]byte(o.content)) && strings.HasPrefix(strings.TrimSpace(o.content), "{") {
-		o.structured = json.RawMessage(o.content)
+// call calls tool and ends the check when the server does not answer.
+func idemCall(h *H, e *endpoint, id jsonrpc.ID, tool string, args map[string]any, what string) ToolOutcome {
+	o, err := e.CallTool(h.Ctx(), h.Cfg().CallTimeout, id, tool, args)
+	if err != nil {
+		h.FailServer("%s: %v", what, err)
 	}
 	return o
 }
 
-// errNoAnswer is a request that got no answer: the server hung or died.
-var errNoAnswer = errors.New("no answer")
-
-// callTool sends tools/call with an explicit id and waits up to d.
-func (e *endpoint) callTool(ctx context.Context, d time.Duration, id jsonrpc.ID, tool string, args map[string]any) (toolOutcome, error) {
-	w, err := e.startTool(ctx, id, tool, args)
-	if err != nil {
-		return toolOutcome{}, err
+// mutate calls the mutation role with key; a refusal is an ERROR (the
+// role does not work as declared, so nothing can be checked).
+func mutate(h *H, e *endpoint, id jsonrpc.ID, key, what string) ToolOutcome {
+	r := h.Role("mutation")
+	o := idemCall(h, e, id, r.Tool, r.MutationArgs(key), what)
+	if o.Failed() {
+		h.Errorf("%s: the mutation role's call was refused, so the check cannot run: %s", what, clip(o.Msg.Raw))
 	}
-	return e.await(ctx, d, w)
+	return o
 }
 
-func (e *endpoint) startTool(ctx context.Context, id jsonrpc.ID, tool string, args map[string]any) (waiter, error) {
-	w, err := e.start(ctx, id, "tools/call", map[string]any{"name": tool, "arguments": args})
+// executions reads the probe's count for key (or the total for "").
+func executions(h *H, e *endpoint, key string) float64 {
+	n, o, err := e.Count(h.Ctx(), h.Cfg().CallTimeout, h.Role("mutation"), key)
 	if err != nil {
-		return nil, fmt.Errorf("send tools/call %s: %w%s", tool, err, e.exitHint())
+		if o.Msg.Raw == nil {
+			h.FailServer("probe: %v", err)
+		}
+		h.Errorf("probe: %v", err)
 	}
-	return w, nil
+	return n
 }
 
-func (e *endpoint) await(ctx context.Context, d time.Duration, w waiter) (toolOutcome, error) {
-	wctx, cancel := context.WithTimeout(ctx, d)
+// resultBytes is what a replay must reproduce: the structured content as
+// it was on the wire, or the text content when there is none.
+func resultBytes(o ToolOutcome) []byte {
+	if len(o.Structured) > 0 {
+		return o.Structured
+	}
+	return []byte(o.Content)
+}
+
+// lostReply waits until the proxy applied fault (of the named rule) to a
+// message, and returns that message as the server sent it: the response
+// the client never saw, read from the transcript.
+func lostReply(h *H, e *endpoint, rule, fault string) ToolOutcome {
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
 	defer cancel()
-	m, err := w.Wait(wctx)
+	o, err := faultedMessage(ctx, e.Tr, rule, fault)
 	if err != nil {
-		return toolOutcome{}, fmt.Errorf("%w for id %s: %v%s", errNoAnswer, w.ID(), err, e.exitHint())
+		h.FailServer("the server never answered the mutation call (no %s fault applied by rule %s within %s)%s", fault, rule, h.Cfg().CallTimeout, e.ExitHint())
 	}
-	return parseOutcome(m), nil
+	return o
 }
 
-// listTools returns the tools of tools/list (one page is what the checks
-// need; a cursor is followed a few times).
-func (e *endpoint) listTools(ctx context.Context, d time.Duration) ([]map[string]any, error) {
-	var out []map[string]any
-	cursor := ""
-	for page := 0; page < 10; page++ {
-		var params map[string]any
-		if cursor != "" {
-			params = map[string]any{"cursor": cursor}
-		}
-		w, err := e.start(ctx, e.newID(), "tools/list", params)
-		if err != nil {
-			return nil, fmt.Errorf("send tools/list: %w%s", err, e.exitHint())
-		}
-		wctx, cancel := context.WithTimeout(ctx, d)
-		m, err := w.Wait(wctx)
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w%s", err, e.exitHint())
-		}
-		var res struct {
-			Result struct {
-				Tools      []map[string]any `json:"tools"`
-				NextCursor string           `json:"nextCursor"`
-			} `json:"result"`
-		}
-		if m.Env.Kind != jsonrpc.Response || json.Unmarshal(m.Raw, &res) != nil {
-			return nil, fmt.Errorf("tools/list answered %s", clip(m.Raw))
-		}
-		out = append(out, res.Result.Tools...)
-		if cursor = res.Result.NextCursor; cursor == "" {
-			break
-		}
-	}
-	return out, nil
-}
-
-// findTool returns the tool named name.
-func findTool(tools []map[string]any, name string) (map[string]any, bool) {
-	i := slices.IndexFunc(tools, func(t map[string]any) bool { return t["name"] == name })
-	if i < 0 {
-		return nil, false
-	}
-	return tools[i], true
-}
-
-func toolNames(tools []map[string]any) []string {
-	var out []string
-	for _, t := range tools {
-		if n, ok := t["name"].(string); ok {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// schemaProps returns the property names of a tool's inputSchema.
-func schemaProps(tool map[string]any) map[string]any {
-	s, _ := tool["inputSchema"].(map[string]any)
-	p, _ := s["properties"].(map[string]any)
-	return p
-}
-
-// annotation reads a boolean annotation and whether it was given.
-func annotation(tool map[string]any, name string) (bool, bool) {
-	a, _ := tool["annotations"].(map[string]any)
-	v, ok := a[name].(bool)
-	return v, ok
-}
-
-// newKey returns a fresh operation key: opaque, unguessable, 40 characters
-// (inside the 16–128 the seed's schema asks for).
-func newKey(purpose string) string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return "mcpc-" + purpose + "-" + hex.EncodeToString(b)
-}
-
-// probeSpec is the mutation role's probe: a tool, and the field of its
-// result that counts the executions of the effect.
-type probeSpec struct{ tool, field string }
-
-func (r Role) probe() (probeSpec, error) {
-	tool, _ := r.Probe["tool"].(string)
-	field, _ := r.Probe["field"].(string)
-	if tool == "" || field == "" {
-		return probeSpec{}, errors.New("probe needs a tool and a field (e.g. {tool: ticket_stats, field: executions})")
-	}
-	return probeSpec{tool, field}, nil
-}
-
-// mutationArgs is the role's arguments with the key set.
-func (r Role) mutationArgs(key string) map[string]any {
-	args := map[string]any{}
-	for k, v := range r.Arguments {
-		args[k] = v
-	}
-	args[r.Key] = key
-	return args
-}
-
-// readCount reads the probe's count from a probe call's outcome.
-func readCount(o toolOutcome, field string) (float64, error) {
-	if o.failed() {
-		return 0, fmt.Errorf("the probe failed: %s", clip(o.msg.Raw))
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(o.structured, &obj); err != nil {
-		return 0, fmt.Errorf("the probe returned no JSON object (structuredContent or JSON text): %s", clip(o.msg.Raw))
-	}
-	raw, ok := obj[field]
-	if !ok {
-		return 0, fmt.Errorf("the probe's result has no field %q: %s", field, clip(o.msg.Raw))
-	}
-	var n float64
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return 0, fmt.Errorf("the probe's field %q is %s, not a number", field, raw)
-	}
-	return n, nil
-}
-
-// count calls the probe for key ("" asks for the total, without the key
-// argument) and returns the number of executions it reports.
-func (e *endpoint) count(ctx context.Context, d time.Duration, role Role, key string) (float64, toolOutcome, error) {
-	p, err := role.probe()
-	if err != nil {
-		return 0, toolOutcome{}, err
-	}
-	args := map[string]any{}
-	if key != "" {
-		args[role.Key] = key
-	}
-	o, err := e.callTool(ctx, d, e.newID(), p.tool, args)
-	if err != nil {
-		return 0, o, err
-	}
-	n, err := readCount(o, p.field)
-	return n, o, err
-}
-
-// validateRoles checks the mutation and lookup roles against the tools the
-// target lists: each tool exists, the key is a property of the mutation
-// tool's input schema (and of the lookup's), and the probe answers with a
-// number. It returns every problem found.
-func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *endpoint) error {
-	mut, hasMut := m.Roles["mutation"]
-	look, hasLook := m.Roles["lookup"]
-	if !hasMut && !hasLook {
-		return nil
-	}
-	tools, err := e.listTools(ctx, d)
-	if err != nil {
-		return err
-	}
-	var problems []string
-	need := func(role, name string) map[string]any {
-		t, ok := findTool(tools, name)
-		if !ok {
-			problems = append(problems, fmt.Sprintf("role %s: tool %q is not in tools/list (the target lists %s)", role, name, strings.Join(toolNames(tools), ", ")))
-		}
-		return t
-	}
-	if hasMut {
-		if t := need("mutation", mut.Tool); t != nil {
-			if _, ok := schemaProps(t)[mut.Key]; !ok {
-				problems = append(problems, fmt.Sprintf("role mutation: key argument %q is not a property of %s's inputSchema", mut.Key, mut.Tool))
+// faultedMessage waits until the transcript records fault (of the named
+// rule) and returns the message it acted on, as it reached the proxy.
+func faultedMessage(ctx context.Context, tr *faultproxy.Transcript, rule, fault string) (ToolOutcome, error) {
+	for {
+		changed := tr.Changed()
+		entries := tr.Entries()
+		for _, f := range entries {
+			if f.Kind != faultproxy.EntryFault || f.Rule != rule || f.Fault != fault {
+				continue
+			}
+			for _, m := range entries {
+				if m.Kind == faultproxy.EntryMessage && m.Dir == f.Dir && m.Seq == f.Seq && m.Stream == f.Stream {
+					raw := toReportEntry(m).Raw
+					return parseOutcome(clients.Message{Raw: raw, Env: jsonrpc.Parse(raw)}), nil
+				}
 			}
 		}
-		if p, err := mut.probe(); err != nil {
-			problems = append(problems, "role mutation: "+err.Error())
-		} else if need("mutation probe", p.tool) != nil {
-			if _, _, err := e.count(ctx, d, mut, newKey("validate")); err != nil {
-				problems = append(problems, fmt.Sprintf("role mutation: probe %s does not return a number in %q: %v", p.tool, p.field, err))
-			}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ToolOutcome{}, ctx.Err()
 		}
 	}
-	if hasLook {
-		if t := need("lookup", look.Tool); t != nil && hasMut {
-			if _, ok := schemaProps(t)[mut.Key]; !ok {
-				problems = append(problems, fmt.Sprintf("role lookup: the key argument %q is not a property of %s's inputSchema", mut.Key, look.Tool))
-			}
-		}
-	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "; "))
-	}
-	return nil
 }
 
-// ValidateRoles starts each target that declares a mutation or lookup role
-// and checks those roles against what it serves (validateRoles), before
-// any check runs: a bad manifest is a usage error, not a run of SKIPs.
-func ValidateRoles(ctx context.Context, c *Config) error {
-	cfg := c.withDefaults()
-	seen := map[string]bool{}
-	for _, t := range cfg.Targets {
-		_, mut := t.Roles["mutation"]
-		_, look := t.Roles["lookup"]
-		if !mut && !look || seen[t.Name+t.Transport] {
+// changedArgs changes every argument of the role but the key: strings get
+// a suffix, numbers one more, booleans flip. ok is false when there is
+// nothing to change.
+func changedArgs(r Role, key string) (map[string]any, bool) {
+	args := r.MutationArgs(key)
+	changed := false
+	for k, v := range args {
+		if k == r.Key {
 			continue
 		}
-		seen[t.Name+t.Transport] = true
-		if err := validateTarget(ctx, cfg, t); err != nil {
-			return fmt.Errorf("manifest %s (%s): %w", t.Name, t.Transport, err)
+		switch v := v.(type) {
+		case string:
+			args[k], changed = v+" (changed by mcp-conform)", true
+		case int:
+			args[k], changed = v+1, true
+		case float64:
+			args[k], changed = v+1, true
+		case bool:
+			args[k], changed = !v, true
 		}
 	}
-	return nil
+	return args, changed
 }
 
-func validateTarget(ctx context.Context, cfg *Config, t *Manifest) error {
-	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
-	defer cancel()
-	var e *endpoint
-	if t.Transport == "http" {
-		c, err := startHTTPConn(sctx, cfg, t, nil, clients.Session{}, nil)
-		if err != nil {
-			return fmt.Errorf("start the target to validate its roles: %w", err)
-		}
-		defer c.close()
-		e = httpEndpoint(ctx, c, c.W)
-	} else {
-		c, err := startConn(sctx, cfg, t, nil, clients.Session{}, nil)
-		if err != nil {
-			return fmt.Errorf("start the target to validate its roles: %w", err)
-		}
-		defer c.close()
-		e = stdioEndpoint(c)
+// establishShared commits a keyed call through e1 and looks for it through
+// e2: the probe must count it there too, and the lookup role, when
+// declared, must find it. Racers that do not share state make the check
+// FAIL when the manifest declares the ledger shared (mutation.shared), and
+// SKIP otherwise: a race between two stores proves nothing, however alike
+// their answers look.
+func establishShared(h *H, e1, e2 *endpoint, how string) {
+	r := h.Role("mutation")
+	k := newKey("shared")
+	b1, b2 := executions(h, e1, k), executions(h, e2, k)
+	committed := mutate(h, e1, e1.NewID(), k, "the call that establishes shared state")
+	d1, d2 := executions(h, e1, k)-b1, executions(h, e2, k)-b2
+	if d1 != 1 {
+		h.Errorf("the probe counted %v executions for one keyed call on the connection that made it (want 1): it does not observe the effect, so the race cannot be judged", d1)
 	}
-	return validateRoles(ctx, cfg.CallTimeout, t, e)
+	var missing []string
+	if d2 != d1 {
+		missing = append(missing, fmt.Sprintf("the probe of the second connection counts %v executions for it (the first counts %v)", d2, d1))
+	}
+	if _, ok := h.Target().Roles["lookup"]; ok {
+		if found, o := lookupFinds(h, e2, k); !found {
+			missing = append(missing, fmt.Sprintf("the lookup role on the second connection does not find it (%s)", clip(resultBytes(o))))
+		}
+	}
+	if len(missing) == 0 {
+		h.Notef("%s share state: key %s committed through the first (%s) is seen through the second", how, k, clip(resultBytes(committed)))
+		return
+	}
+	why := fmt.Sprintf("%s do not share state: key %s was committed through the first, but %s", how, k, strings.Join(missing, "; "))
+	if r.Shared {
+		h.Failf("%s — the manifest declares the ledger shared (mutation.shared: true), so a retry served by another instance would run the effect again", why)
+	}
+	h.Skip(why + " — a race between separate stores proves nothing (declare mutation.shared: true when every instance must share one ledger)")
+}
+
+// lookupFinds calls the lookup role for key; it finds nothing when it is
+// refused or answers found: false.
+func lookupFinds(h *H, e *endpoint, key string) (bool, ToolOutcome) {
+	r, look := h.Role("mutation"), h.Role("lookup")
+	o := idemCall(h, e, e.NewID(), look.Tool, map[string]any{r.Key: key}, "lookup by key")
+	var obj map[string]any
+	_ = json.Unmarshal(o.Structured, &obj)
+	return !o.Failed() && obj["found"] != false, o
+}
+
+// sampleArgs builds arguments for a tool from its input schema: each
+// required property gets a plain value of its type. ok is false when a
+// required property has a type it cannot fill.
+func sampleArgs(tool map[string]any) (map[string]any, bool) {
+	s, _ := tool["inputSchema"].(map[string]any)
+	props, _ := s["properties"].(map[string]any)
+	req, _ := s["required"].([]any)
+	args := map[string]any{}
+	for _, name := range req {
+		n, _ := name.(string)
+		p, _ := props[n].(map[string]any)
+		switch p["type"] {
+		case "string":
+			v := "mcp-conform annotation check"
+			if ml, ok := p["minLength"].(float64); ok && int(ml) > len(v) {
+				v += strings.Repeat("x", int(ml)-len(v))
+			}
+			args[n] = v
+		case "integer", "number":
+			v := 1.0
+			if m, ok := p["minimum"].(float64); ok {
+				v = m
+			}
+			args[n] = v
+		case "boolean":
+			args[n] = false
+		default:
+			return nil, false
+		}
+	}
+	return args, true
+}
+
+func compactArgs(args map[string]any) string {
+	b, _ := json.Marshal(args)
+	return string(b)
 }

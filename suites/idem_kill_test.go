@@ -11,8 +11,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 )
 
 // TestKillBetweenCommitAndResponse SIGKILLs the reference server at the
@@ -30,41 +30,41 @@ func TestKillBetweenCommitAndResponse(t *testing.T) {
 			if transport == "http" {
 				m = ReferenceHTTPManifest("")
 			}
-			m.Env[FixtureLedgerEnv] = ledger
-			cfg := (&Config{}).withDefaults()
+			m.Env[fixtureLedgerEnv] = ledger
+			cfg := (&Config{}).WithDefaults()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			connect := func(rules ...faultproxy.Rule) *endpoint {
 				t.Helper()
 				if transport == "http" {
-					c, err := startHTTPConn(ctx, cfg, m, rules, clients.Session{}, nil)
+					c, err := harness.DialHTTP(ctx, cfg, m, rules...)
 					if err != nil {
 						t.Fatal(err)
 					}
-					t.Cleanup(c.close)
+					t.Cleanup(c.Close)
 					return httpEndpoint(ctx, c, c.W)
 				}
-				c, err := startConn(ctx, cfg, m, rules, clients.Session{}, nil)
+				c, err := harness.Dial(ctx, cfg, m, rules...)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(c.close)
+				t.Cleanup(c.Close)
 				return stdioEndpoint(c)
 			}
 			role := m.Roles["mutation"]
 			key := newKey("kill")
 
 			e1 := connect(faultproxy.Rule{Name: "kill", Match: faultproxy.Match{Dir: faultproxy.ServerToClient, ID: idFirst}, Fault: faultproxy.Crash{}})
-			w, err := e1.startTool(ctx, idFirst, role.Tool, role.mutationArgs(key))
+			w, err := e1.StartTool(ctx, idFirst, role.Tool, role.MutationArgs(key))
 			if err != nil {
 				t.Fatal(err)
 			}
-			lost, err := faultedMessage(ctx, e1.tr, "kill", "crash")
-			if err != nil || lost.failed() || len(lost.structured) == 0 {
-				t.Fatalf("no committed response reached the proxy before the kill: %v %s", err, lost.msg.Raw)
+			lost, err := faultedMessage(ctx, e1.Tr, "kill", "crash")
+			if err != nil || lost.Failed() || len(lost.Structured) == 0 {
+				t.Fatalf("no committed response reached the proxy before the kill: %v %s", err, lost.Msg.Raw)
 			}
 			select {
-			case <-e1.exited:
+			case <-e1.Exited:
 			case <-time.After(5 * time.Second):
 				t.Fatal("the server did not die")
 			}
@@ -75,7 +75,7 @@ func TestKillBetweenCommitAndResponse(t *testing.T) {
 			wcancel()
 
 			e2 := connect() // the restarted server, on the same ledger
-			look, err := e2.callTool(ctx, cfg.CallTimeout, e2.newID(), "lookup_ticket", map[string]any{"operation_key": key})
+			look, err := e2.CallTool(ctx, cfg.CallTimeout, e2.NewID(), "lookup_ticket", map[string]any{"operation_key": key})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,17 +85,17 @@ func TestKillBetweenCommitAndResponse(t *testing.T) {
 				Tickets  int
 				TicketID string `json:"ticket_id"`
 			}
-			if err := json.Unmarshal(look.structured, &found); err != nil || !found.Found || found.Tickets != 1 || found.State != "verified" {
-				t.Fatalf("reconciliation by key after the kill: %s", look.msg.Raw)
+			if err := json.Unmarshal(look.Structured, &found); err != nil || !found.Found || found.Tickets != 1 || found.State != "verified" {
+				t.Fatalf("reconciliation by key after the kill: %s", look.Msg.Raw)
 			}
-			retry, err := e2.callTool(ctx, cfg.CallTimeout, e2.newID(), role.Tool, role.mutationArgs(key))
-			if err != nil || retry.failed() {
-				t.Fatalf("retry after restart: %v %s", err, retry.msg.Raw)
+			retry, err := e2.CallTool(ctx, cfg.CallTimeout, e2.NewID(), role.Tool, role.MutationArgs(key))
+			if err != nil || retry.Failed() {
+				t.Fatalf("retry after restart: %v %s", err, retry.Msg.Raw)
 			}
-			if !bytes.Equal(retry.structured, lost.structured) {
-				t.Fatalf("retry returned %s, the lost response carried %s", retry.structured, lost.structured)
+			if !bytes.Equal(retry.Structured, lost.Structured) {
+				t.Fatalf("retry returned %s, the lost response carried %s", retry.Structured, lost.Structured)
 			}
-			if n, _, err := e2.count(ctx, cfg.CallTimeout, role, key); err != nil || n != 1 {
+			if n, _, err := e2.Count(ctx, cfg.CallTimeout, role, key); err != nil || n != 1 {
 				t.Fatalf("probe: %v executions (%v), want 1", n, err)
 			}
 
@@ -114,8 +114,8 @@ func TestKillBetweenCommitAndResponse(t *testing.T) {
 			if tickets != 1 || executions != 1 {
 				t.Fatalf("the ledger file holds %d tickets and %d executions for the key, want 1 and 1", tickets, executions)
 			}
-			if found.TicketID == "" || !bytes.Contains(lost.structured, []byte(found.TicketID)) {
-				t.Fatalf("lookup found %s, the lost response named another ticket: %s", found.TicketID, lost.structured)
+			if found.TicketID == "" || !bytes.Contains(lost.Structured, []byte(found.TicketID)) {
+				t.Fatalf("lookup found %s, the lost response named another ticket: %s", found.TicketID, lost.Structured)
 			}
 		})
 	}

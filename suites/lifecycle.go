@@ -33,7 +33,7 @@ func registerLifecycle() {
 func pingEmpty(h *H) {
 	var m json.RawMessage
 	var raw []byte
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		r := h.ConnectHTTP().Ping("as the first request after the handshake")
 		m, raw = r.Env.Result, r.Raw
 	} else {

@@ -67,8 +67,8 @@ type msgConn interface {
 // in a 2025 session it also holds the session's standalone GET stream open
 // (when the server offers one), so that whatever the server sends there —
 // a request's progress once its POST stream has closed — is judged too.
-func (h *H) connectMsg(rules ...faultproxy.Rule) msgConn {
-	if h.target.Transport != "http" {
+func connectMsg(h *H, rules ...faultproxy.Rule) msgConn {
+	if h.Target().Transport != "http" {
 		return stdioMsg{h.Connect(rules...)}
 	}
 	c := h.ConnectHTTP(rules...)
@@ -109,12 +109,12 @@ func (c stdioMsg) silence(d time.Duration) string       { return c.Silence(d) }
 func (c stdioMsg) session() clients.Session             { return c.W.Session() }
 func (c stdioMsg) sameStream(_, _ clients.Message) bool { return true }
 func (c stdioMsg) streamOf(waiter) string               { return "" }
-func (c stdioMsg) exitHint() string                     { return c.Conn.exitHint() }
+func (c stdioMsg) exitHint() string                     { return c.Conn.ExitHint() }
 func (c stdioMsg) waitFirst(from int, d time.Duration, pred func(clients.Message) bool) (clients.Message, bool) {
 	return c.WaitFirst(from, d, pred)
 }
 func (c stdioMsg) waitPassed(ctx context.Context, m faultproxy.Match) error {
-	return c.Conn.waitPassed(ctx, m)
+	return c.Conn.WaitPassed(ctx, m)
 }
 
 // httpMsg is a msgConn over Streamable HTTP.
@@ -140,27 +140,27 @@ func (c *httpMsg) openStandalone() {
 	}
 	ch := make(chan opened, 1)
 	go func() {
-		g, err := c.W.OpenGET(c.h.ctx, "")
+		g, err := c.W.OpenGET(c.H().Ctx(), "")
 		ch <- opened{g, err}
 	}()
 	var g *clients.HTTPCall
 	var err error
-	t := time.NewTimer(c.h.cfg.OpTimeout)
+	t := time.NewTimer(c.H().Cfg().OpTimeout)
 	defer t.Stop()
 	select {
 	case o := <-ch:
 		g, err = o.g, o.err
 	case <-t.C:
-		c.h.Notef("the standalone GET stream sent no response head within %s: only the POST streams are watched", c.h.cfg.OpTimeout)
+		c.H().Notef("the standalone GET stream sent no response head within %s: only the POST streams are watched", c.H().Cfg().OpTimeout)
 		return
 	}
 	if err != nil {
-		c.h.Notef("the standalone GET stream could not be opened (%v): only the POST streams are watched", err)
+		c.H().Notef("the standalone GET stream could not be opened (%v): only the POST streams are watched", err)
 		return
 	}
 	if g.Status() != http.StatusOK || !g.IsSSE() {
 		g.Close()
-		c.h.Notef("the server offers no standalone GET stream (HTTP %d): only the POST streams are watched", g.Status())
+		c.H().Notef("the server offers no standalone GET stream (HTTP %d): only the POST streams are watched", g.Status())
 		return
 	}
 	c.get = g
@@ -171,11 +171,11 @@ func (c *httpMsg) startRole(role string, id jsonrpc.ID, token any) waiter {
 }
 
 func (c *httpMsg) await(w waiter, what string) clients.Message {
-	ctx, cancel := context.WithTimeout(c.h.ctx, c.h.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(c.H().Ctx(), c.H().Cfg().CallTimeout)
 	defer cancel()
 	m, err := w.Wait(ctx)
 	if err != nil {
-		c.h.failServer("%s: no response for id %s: %v%s", what, w.ID(), err, c.HConn.exitHint())
+		c.H().FailServer("%s: no response for id %s: %v%s", what, w.ID(), err, c.HConn.ExitHint())
 	}
 	return m
 }
@@ -184,7 +184,7 @@ func (c *httpMsg) ping(why string) clients.Message { return c.Ping(why) }
 
 func (c *httpMsg) notify(line string) {
 	if why := <-c.notifyAsync(line); why != "" {
-		c.h.failServer("%s", why)
+		c.H().FailServer("%s", why)
 	}
 }
 
@@ -197,19 +197,19 @@ func (c *httpMsg) notifyAsync(line string) <-chan string {
 	hd["Content-Type"] = []string{"application/json"}
 	hd["Accept"] = []string{"application/json, text/event-stream"}
 	go func() {
-		ctx, cancel := context.WithTimeout(c.h.ctx, c.h.cfg.CallTimeout)
+		ctx, cancel := context.WithTimeout(c.H().Ctx(), c.H().Cfg().CallTimeout)
 		defer cancel()
 		resp, body, err := c.W.RawPOST(ctx, []byte(line), hd)
 		if err != nil {
-			ch <- fmt.Sprintf("POST of a notification failed: %v%s", err, c.HConn.exitHint())
+			ch <- fmt.Sprintf("POST of a notification failed: %v%s", err, c.HConn.ExitHint())
 			return
 		}
 		switch {
 		case resp.StatusCode == http.StatusAccepted && len(body) == 0:
 		case resp.StatusCode >= 400:
-			c.h.Notef("the notification %.80s was refused with HTTP %d", line, resp.StatusCode)
+			c.H().Notef("the notification %.80s was refused with HTTP %d", line, resp.StatusCode)
 		default:
-			c.h.Notef("the notification %.80s got HTTP %d with %d bytes of body (want 202 with no body)", line, resp.StatusCode, len(body))
+			c.H().Notef("the notification %.80s got HTTP %d with %d bytes of body (want 202 with no body)", line, resp.StatusCode, len(body))
 		}
 		ch <- ""
 	}()
@@ -228,17 +228,17 @@ func (c *httpMsg) streamOf(w waiter) string {
 	}
 	return ""
 }
-func (c *httpMsg) exitHint() string { return c.HConn.exitHint() }
+func (c *httpMsg) exitHint() string { return c.HConn.ExitHint() }
 
 func (c *httpMsg) waitFirst(from int, d time.Duration, pred func(clients.Message) bool) (clients.Message, bool) {
-	ctx, cancel := context.WithTimeout(c.h.ctx, d)
+	ctx, cancel := context.WithTimeout(c.H().Ctx(), d)
 	defer cancel()
 	m, err := c.W.WaitFor(ctx, from, pred)
 	return m, err == nil
 }
 
 func (c *httpMsg) silence(d time.Duration) string {
-	return fmt.Sprintf("within %s%s", d, c.HConn.exitHint())
+	return fmt.Sprintf("within %s%s", d, c.HConn.ExitHint())
 }
 
 func (c *httpMsg) waitPassed(ctx context.Context, m faultproxy.Match) error {

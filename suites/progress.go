@@ -14,11 +14,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-const (
-	progressLegacy = "specification/VERSION/basic/utilities/progress.mdx"
-	progressModern = "specification/2026-07-28/basic/patterns/progress.mdx"
-)
-
 // progressRules gives the same clause on each version's progress page.
 func progressRules(level reports.Level, clause string) map[string]Rule {
 	return merge(
@@ -33,73 +28,75 @@ func progressRules(level reports.Level, clause string) map[string]Rule {
 // checks hold one open and judge every stream.
 var progressTransports = []string{"stdio", "http", "websocket"}
 
-var (
-	checkProgressToken = register(&Check{
-		ID:    "PROGRESS-TOKEN-ECHO",
-		Title: "progress notifications carry the request's token exactly (string and integer)",
-		How: "Calls the slow role twice, with a string token and with an integer token, and compares the token " +
-			"of every progress notification with the one sent, as JSON (the string \"7\" is not the number 7). " +
-			"A server that sends no progress at all is not failed: the check is SKIP. Over HTTP every stream is read " +
-			"(2025: the standalone GET stream is held open).",
-		Rules: progressRules(reports.Must,
-			"The receiver MAY then send progress notifications containing: The original progress token [...] Progress notifications MUST only reference tokens that: Were provided in an active request"),
-		Transports: progressTransports,
-		Roles:      []string{"slow"},
-	})
-	checkProgressIncreasing = register(&Check{
-		ID:         "PROGRESS-INCREASING",
-		Title:      "progress values strictly increase",
-		How:        "Calls the slow role with a token and checks that each progress value, on any stream, is greater than the one before.",
-		Rules:      progressRules(reports.Must, "The progress value MUST increase with each notification, even if the total is unknown."),
-		Transports: progressTransports,
-		Roles:      []string{"slow"},
-	})
-	checkProgressTotal = register(&Check{
-		ID:    "PROGRESS-TOTAL-CONSTANT",
-		Title: "the total of a request's progress does not change",
-		How: "Calls the slow role with a token and checks that every notification that gives a total gives the same one. " +
-			"The specification has no sentence on this; it is the project's reading (SHOULD): a total that moves makes progress meaningless to the user.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: progressLegacy, Source: reports.SourceReading,
-				Clause: "Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern, Source: reports.SourceReading,
-				Clause: "Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."}},
-		),
-		Transports: progressTransports,
-		Roles:      []string{"slow"},
-	})
-	checkProgressAfterComplete = register(&Check{
-		ID:    "PROGRESS-STOP-AFTER-COMPLETE",
-		Title: "no progress after the final response",
-		How: "Calls the slow role with a token, waits for the response, then for two barrier requests, and fails on any progress " +
-			"for that token that arrived after the response, on any stream (over 2025 HTTP the standalone GET stream, held open " +
-			"during the check, is where a server's late progress lands once the POST stream has closed).",
-		Rules:      progressRules(reports.Must, "Progress notifications MUST stop after completion."),
-		Transports: progressTransports,
-		Roles:      []string{"slow"},
-	})
-	checkProgressAfterCancel = register(&Check{
-		ID:    "PROGRESS-STOP-AFTER-CANCEL",
-		Title: "no progress after the cancellation was received",
-		How: "Cancels the slow call after its first progress, then sends the barrier request: the server reads the cancellation before " +
-			"it, so any progress for the token that arrives after the barrier's answer (while an uncancelled control call " +
-			"runs to completion) was sent after the server knew of the cancellation. 2025: receivers SHOULD stop and MAY ignore a " +
-			"cancellation they cannot act on, so late progress WARNs; 2026-07-28 stdio: MUST NOT send further messages (FAIL). Over " +
-			"Streamable HTTP in the 2025 versions only (in 2026-07-28 closing the stream is the cancellation: CANCEL-HTTP-CLOSE).",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{progressLegacy},
-				Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request [...] Receivers MAY ignore cancellation notifications if: [...] The request cannot be cancelled [progress.mdx] Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
-				Clause: "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
-		),
-		On:         map[string]map[string]Rule{"websocket": {"2026-07-28": cancelPatternShould}},
-		Only:       map[string][]string{"http": legacyVersions},
-		Transports: progressTransports,
-		Roles:      []string{"slow"},
-	})
-)
+var checkProgressToken = register(&Check{
+	ID:    "PROGRESS-TOKEN-ECHO",
+	Title: "progress notifications carry the request's token exactly (string and integer)",
+	How: "Calls the slow role twice, with a string token and with an integer token, and compares the token " +
+		"of every progress notification with the one sent, as JSON (the string \"7\" is not the number 7). " +
+		"A server that sends no progress at all is not failed: the check is SKIP. Over HTTP every stream is read " +
+		"(2025: the standalone GET stream is held open).",
+	Rules: progressRules(reports.Must,
+		"The receiver MAY then send progress notifications containing: The original progress token [...] Progress notifications MUST only reference tokens that: Were provided in an active request"),
+	Transports: progressTransports,
+	Roles:      []string{"slow"},
+})
+
+var checkProgressIncreasing = register(&Check{
+	ID:         "PROGRESS-INCREASING",
+	Title:      "progress values strictly increase",
+	How:        "Calls the slow role with a token and checks that each progress value, on any stream, is greater than the one before.",
+	Rules:      progressRules(reports.Must, "The progress value MUST increase with each notification, even if the total is unknown."),
+	Transports: progressTransports,
+	Roles:      []string{"slow"},
+})
+
+var checkProgressTotal = register(&Check{
+	ID:    "PROGRESS-TOTAL-CONSTANT",
+	Title: "the total of a request's progress does not change",
+	How: "Calls the slow role with a token and checks that every notification that gives a total gives the same one. " +
+		"The specification has no sentence on this; it is the project's reading (SHOULD): a total that moves makes progress meaningless to the user.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: progressLegacy, Source: reports.SourceReading,
+			Clause: "Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern, Source: reports.SourceReading,
+			Clause: "Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."}},
+	),
+	Transports: progressTransports,
+	Roles:      []string{"slow"},
+})
+
+var checkProgressAfterComplete = register(&Check{
+	ID:    "PROGRESS-STOP-AFTER-COMPLETE",
+	Title: "no progress after the final response",
+	How: "Calls the slow role with a token, waits for the response, then for two barrier requests, and fails on any progress " +
+		"for that token that arrived after the response, on any stream (over 2025 HTTP the standalone GET stream, held open " +
+		"during the check, is where a server's late progress lands once the POST stream has closed).",
+	Rules:      progressRules(reports.Must, "Progress notifications MUST stop after completion."),
+	Transports: progressTransports,
+	Roles:      []string{"slow"},
+})
+
+var checkProgressAfterCancel = register(&Check{
+	ID:    "PROGRESS-STOP-AFTER-CANCEL",
+	Title: "no progress after the cancellation was received",
+	How: "Cancels the slow call after its first progress, then sends the barrier request: the server reads the cancellation before " +
+		"it, so any progress for the token that arrives after the barrier's answer (while an uncancelled control call " +
+		"runs to completion) was sent after the server knew of the cancellation. 2025: receivers SHOULD stop and MAY ignore a " +
+		"cancellation they cannot act on, so late progress WARNs; 2026-07-28 stdio: MUST NOT send further messages (FAIL). Over " +
+		"Streamable HTTP in the 2025 versions only (in 2026-07-28 closing the stream is the cancellation: CANCEL-HTTP-CLOSE).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{progressLegacy},
+			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request [...] Receivers MAY ignore cancellation notifications if: [...] The request cannot be cancelled [progress.mdx] Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
+			Clause: "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
+	),
+	On:         map[string]map[string]Rule{"websocket": {"2026-07-28": cancelPatternShould}},
+	Only:       map[string][]string{"http": legacyVersions},
+	Transports: progressTransports,
+	Roles:      []string{"slow"},
+})
 
 // registerProgress declares the PROGRESS specs.
 func registerProgress() {
@@ -137,7 +134,7 @@ func runWithToken(c msgConn, id, token jsonrpc.ID) ([]clients.Message, clients.M
 }
 
 func progressTokenEcho(h *H) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	tokens := []jsonrpc.ID{jsonrpc.StringID("progress-token-7"), jsonrpc.IntID(7301)}
 	seen := 0
 	for i, tok := range tokens {
@@ -198,7 +195,7 @@ func constantTotal(h *H, _ msgConn, ps []progressParams, msgs []clients.Message)
 
 // progressSeries checks a rule over the progress of one slow call.
 func progressSeries(h *H, rule seriesRule) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	token := jsonrpc.StringID("progress-series-token")
 	msgs, _ := runWithToken(c, jsonrpc.StringID("progress-series-1"), token)
 	var mine []clients.Message
@@ -248,7 +245,7 @@ func orNone(s string) string {
 }
 
 func progressAfterComplete(h *H) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	token := jsonrpc.StringID("after-complete-token")
 	start := c.length()
 	p := c.startRole("slow", jsonrpc.StringID("after-complete-1"), token)
@@ -261,7 +258,7 @@ func progressAfterComplete(h *H) {
 		// arrives for the token on another stream after its first message
 		// was sent after the response.
 		ctrl := c.startRole("slow", jsonrpc.StringID("after-complete-control"), jsonrpc.StringID("after-complete-control-token"))
-		if first, ok := c.waitFirst(resp.Seq+1, h.cfg.CallTimeout, func(m clients.Message) bool {
+		if first, ok := c.waitFirst(resp.Seq+1, h.Cfg().CallTimeout, func(m clients.Message) bool {
 			return m.Stream == c.streamOf(ctrl)
 		}); ok {
 			barrier = first.Seq
@@ -286,7 +283,7 @@ func progressAfterComplete(h *H) {
 }
 
 func progressAfterCancel(h *H) {
-	c := h.connectMsg()
+	c := connectMsg(h)
 	token := jsonrpc.StringID("after-cancel-token")
 	id, _, sawProgress := cancelInFlight(h, c, "after-cancel", token)
 	if !sawProgress {
@@ -306,7 +303,7 @@ func progressAfterCancel(h *H) {
 		// cancellation may arrive after the barrier's answer. The control
 		// call's first message (its first progress), a round trip and a
 		// step later, is the barrier there.
-		if first, ok := c.waitFirst(bar.Seq+1, h.cfg.CallTimeout, func(m clients.Message) bool {
+		if first, ok := c.waitFirst(bar.Seq+1, h.Cfg().CallTimeout, func(m clients.Message) bool {
 			return m.Stream == c.streamOf(ctrl)
 		}); ok {
 			barrier = first.Seq

@@ -1,3 +1,10 @@
+// Package suites is the conformance catalog of mcp-conform: its checks as
+// Ginkgo specs, one file per area, each check its registration (id, rules
+// per version with level and clause, transports, roles) and its body. The
+// harness that runs a check against a target is internal/harness.
+//
+// The same specs run in-process from `mcp-conform run` and under
+// `ginkgo -r suites -- --stdio "…"`.
 package suites
 
 // Register declares every spec of the catalog in the Ginkgo tree. Call it
@@ -6,7 +13,9 @@ func Register() {
 	registerCancel()
 	registerProgress()
 	registerHTTPCancel()
-	registerHTTPChecks()
+	registerSSE()
+	registerSession()
+	registerSecurityHTTP()
 	registerHTTPReconnect()
 	registerRobust()
 	registerIdem()
@@ -15,5 +24,6 @@ func Register() {
 	registerFlow()
 	registerRobustInput()
 	registerSecurity()
+	registerSecurityAuth()
 	registerLifecycle()
 }

@@ -1,10 +1,14 @@
 package suites
 
+// ROBUST, malformed and unknown input: what a server answers to a request it cannot take.
+
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -13,81 +17,100 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-const (
-	basicLegacy  = "specification/VERSION/basic/index.mdx"
-	changelog618 = "specification/2025-06-18/changelog.mdx"
-)
+var checkParseError = register(&Check{
+	ID:    "ROBUST-PARSE-ERROR",
+	Title: "a message that is not JSON gets a parse error, and the server lives on",
+	How: "stdio: writes a line that is not JSON and expects a JSON-RPC error -32700 with id null (JSON-RPC 2.0's parse " +
+		"error), then the server must answer the barrier request. HTTP: POSTs a body that is not JSON and expects an HTTP " +
+		"error status, then the barrier.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: basicLegacy, Also: []string{transportLegacy},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [transports.mdx, HTTP] " + httpRejectLegacy},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{httpModern},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [streamable-http.mdx] " + httpRejectModern}},
+	),
+	Transports: []string{"stdio", "http", "websocket"},
+})
 
-// The JSON-RPC sentences the bad-input checks rest on.
-const (
-	jsonrpcMust = "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."
-	// httpRejectLegacy and httpRejectModern are the HTTP rule for input
-	// the server cannot accept.
-	httpRejectLegacy = "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
-	httpRejectModern = "If the server cannot accept it, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
-	basicModernPage  = "specification/2026-07-28/basic/index.mdx"
-)
+var checkInvalidRequest = register(&Check{
+	ID:    "ROBUST-INVALID-REQUEST",
+	Title: "an invalid request object gets -32600 (over HTTP an error status), and the server lives on",
+	How: "Sends two request objects that are valid JSON but not valid JSON-RPC requests — one without a method, one " +
+		"whose jsonrpc is \"1.0\". stdio: each must get a JSON-RPC error -32600 (with its id, or null). HTTP: each POST " +
+		"must get a 4xx status. The barrier request must be answered after each.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: basicLegacy, Also: []string{transportLegacy},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request object without a method, or whose jsonrpc is not exactly \"2.0\", gets the error -32600 Invalid Request] [transports.mdx, HTTP] " + httpRejectLegacy},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern, Also: []string{httpModern},
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request object without a method, or whose jsonrpc is not exactly \"2.0\", gets the error -32600 Invalid Request] [streamable-http.mdx] " + httpRejectModern}},
+	),
+	Transports: []string{"stdio", "http"},
+})
 
-var (
-	checkParseError = register(&Check{
-		ID:    "ROBUST-PARSE-ERROR",
-		Title: "a message that is not JSON gets a parse error, and the server lives on",
-		How: "stdio: writes a line that is not JSON and expects a JSON-RPC error -32700 with id null (JSON-RPC 2.0's parse " +
-			"error), then the server must answer the barrier request. HTTP: POSTs a body that is not JSON and expects an HTTP " +
-			"error status, then the barrier.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: basicLegacy, Also: []string{transportLegacy},
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [transports.mdx, HTTP] " + httpRejectLegacy},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage, Also: []string{httpModern},
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [streamable-http.mdx] " + httpRejectModern}},
-		),
-		Transports: []string{"stdio", "http", "websocket"},
-	})
-	checkUnknownMethod = register(&Check{
-		ID:    "ROBUST-UNKNOWN-METHOD",
-		Title: "an unknown method gets the JSON-RPC error -32601 (over HTTP too, not a bare status)",
-		How:   "Sends a request for the method mcp-conform/no-such-method and expects a JSON-RPC error response with code -32601 in the body.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage,
-				Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"}},
-		),
-		On: map[string]map[string]Rule{"http": {"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{basicModernPage},
-			Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}}},
-		Transports: []string{"stdio", "http", "websocket"},
-	})
-	checkBatch = register(&Check{
-		ID:    "ROBUST-BATCH-REJECTED",
-		Title: "a JSON-RPC batch (removed in 2025-06-18) is not processed",
-		How: "Sends a JSON array of two tools/list requests; the server should not answer them as a batch (results for their " +
-			"ids): batching left the protocol in 2025-06-18, but no sentence binds the server to refuse one, so processing it " +
-			"WARNs (mcp-conform's reading). On stdio, an answer that is itself a JSON array is not a valid MCP message on stdout: " +
-			"that MUST NOT FAILs. An error (or, over HTTP, an error status) is the expected answer; silence is tolerated and noted.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{transportLegacy},
-				Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog) — mcp-conform's reading: a server no longer processes a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{stdioModern},
-				Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog); \"Each message is a single JSON-RPC request, notification, or response\" (stdio.mdx) — mcp-conform's reading: a server does not process a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."}},
-		),
-		Transports: []string{"stdio", "http", "websocket"},
-	})
-	checkStdoutClean = register(&Check{
-		ID:    "ROBUST-STDOUT-CLEAN",
-		Title: "the server writes nothing but MCP messages on stdout",
-		How:   "Starts the server, lists its tools and sends the barrier request, then looks at every line the server wrote on stdout: each must be a JSON-RPC message.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Must, Spec: "specification/VERSION/basic/transports.mdx",
-				Clause: "The server MUST NOT write anything to its stdout that is not a valid MCP message."}, legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
-				Clause: "The server MUST NOT write anything to its stdout that is not a valid MCP message."}},
-		),
-		Transports: []string{"stdio"},
-	})
-)
+var checkUnknownMethod = register(&Check{
+	ID:    "ROBUST-UNKNOWN-METHOD",
+	Title: "an unknown method gets the JSON-RPC error -32601 (over HTTP too, not a bare status)",
+	How:   "Sends a request for the method mcp-conform/no-such-method and expects a JSON-RPC error response with code -32601 in the body.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: basicLegacy,
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModernPage,
+			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"}},
+	),
+	On: map[string]map[string]Rule{"http": {"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{basicModernPage},
+		Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}}},
+	Transports: []string{"stdio", "http", "websocket"},
+})
+
+var checkInvalidParams = register(&Check{
+	ID:    "ROBUST-INVALID-PARAMS",
+	Title: "a tools/call whose arguments are not an object gets the JSON-RPC error -32602",
+	How: "Lists the tools, then calls the first one with arguments that are a string instead of an object (a request " +
+		"that fails the CallToolRequest schema). The answer must be a JSON-RPC error with code -32602, not a result; " +
+		"then the barrier request.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Source: reports.SourceReading,
+			Clause: "Protocol Errors: Standard JSON-RPC errors for issues like: [...] Malformed requests (requests that fail to satisfy CallToolRequest schema) — for invalid method parameters JSON-RPC's code is -32602. tools.mdx states this classification without an RFC 2119 keyword: mcp-conform's reading, WARN at most (a server that dies on it FAILs regardless)."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern, Source: reports.SourceReading,
+			Clause: "Protocol Errors indicate issues with the request structure itself [...] Malformed requests (requests that fail to satisfy CallToolRequest schema) — for invalid params JSON-RPC's code is -32602. No RFC 2119 keyword: mcp-conform's reading, WARN at most (a server that dies on it FAILs regardless)."}},
+	),
+	Transports: []string{"stdio", "http"},
+})
+
+var checkUnknownTool = register(&Check{
+	ID:    "ROBUST-UNKNOWN-TOOL",
+	Title: "a tools/call naming an unknown tool gets the JSON-RPC error -32602, not a tool result",
+	How:   "Calls the tool mcp-conform-no-such-tool; the answer must be a JSON-RPC error with code -32602 (not a result with isError), then the barrier request.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Source: reports.SourceReading,
+			Clause: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools [...] Example protocol error: {\"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"}. Stated without an RFC 2119 keyword: mcp-conform's reading, WARN at most (a server that dies on it FAILs regardless)."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern, Source: reports.SourceReading,
+			Clause: "Protocol Errors indicate issues with the request structure itself [...]: Unknown tool [...] {\"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"}. Stated without an RFC 2119 keyword: mcp-conform's reading, WARN at most (a server that dies on it FAILs regardless)."}},
+	),
+	Transports: []string{"stdio", "http"},
+})
+
+var checkBatch = register(&Check{
+	ID:    "ROBUST-BATCH-REJECTED",
+	Title: "a JSON-RPC batch (removed in 2025-06-18) is not processed",
+	How: "Sends a JSON array of two tools/list requests; the server should not answer them as a batch (results for their " +
+		"ids): batching left the protocol in 2025-06-18, but no sentence binds the server to refuse one, so processing it " +
+		"WARNs (mcp-conform's reading). On stdio, an answer that is itself a JSON array is not a valid MCP message on stdout: " +
+		"that MUST NOT FAILs. An error (or, over HTTP, an error status) is the expected answer; silence is tolerated and noted.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{transportLegacy},
+			Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog) — mcp-conform's reading: a server no longer processes a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{stdioModern},
+			Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog); \"Each message is a single JSON-RPC request, notification, or response\" (stdio.mdx) — mcp-conform's reading: a server does not process a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."}},
+	),
+	Transports: []string{"stdio", "http", "websocket"},
+})
 
 func registerRobust() {
 	ginkgo.Describe("ROBUST", ginkgo.Label("area:robust"), func() {
@@ -98,36 +121,174 @@ func registerRobust() {
 	})
 }
 
+func registerRobustInput() {
+	ginkgo.Describe("ROBUST input", ginkgo.Label("area:robust"), func() {
+		define(checkInvalidRequest, invalidRequest)
+		define(checkInvalidParams, invalidParams)
+		define(checkUnknownTool, unknownTool)
+		define(checkOversize, oversize)
+		define(checkInvalidUTF8, invalidUTF8)
+		define(checkDuplicateID, duplicateID)
+		define(checkStrayResponse, strayResponse)
+	})
+}
+
 // onTransport runs the stdio or the HTTP body of a check.
 func onTransport(h *H, stdio func(*Conn), web func(*HConn)) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		web(h.ConnectHTTP())
 		return
 	}
 	stdio(h.Connect())
 }
 
-// request builds a JSON-RPC request object; nil params are left out (JSON-RPC
-// allows an object or an array there, not null).
-func request(id, method string, params map[string]any) map[string]any {
-	r := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		r["params"] = params
-	}
-	return r
+// rpc is a connection of either transport as the bad-input checks use it.
+type rpc struct {
+	h    *H
+	s    *Conn
+	web  *HConn
+	sess clients.Session
 }
 
-// modernParams returns params with the per-request _meta of 2026-07-28
-// when the session is modern (raw messages get no injection).
-func modernParams(s clients.Session, params map[string]any) map[string]any {
-	if s.Era != clients.EraModern {
-		return params
+// onEither connects to the target on its transport and runs body with the
+// connection.
+func onEither(h *H, body func(r rpc)) {
+	onTransport(h, func(c *Conn) {
+		body(rpc{h: h, s: c, sess: c.W.Session()})
+	}, func(c *HConn) {
+		body(rpc{h: h, web: c, sess: c.W.Session()})
+	})
+}
+
+// call sends a request with a fresh id and waits up to d for its reply; a
+// server that gives none fails the check.
+func (r rpc) call(method string, params map[string]any, d time.Duration) clients.Message {
+	ctx, cancel := context.WithTimeout(r.h.Ctx(), d)
+	defer cancel()
+	var (
+		m   clients.Message
+		id  jsonrpc.ID
+		err error
+	)
+	if r.s != nil {
+		id = r.s.W.NewID()
+		var p *clients.Pending
+		if p, err = r.s.W.Start(ctx, id, method, params); err == nil {
+			m, err = p.Wait(ctx)
+		}
+	} else {
+		id = r.web.W.NewID()
+		var c *clients.HTTPCall
+		if c, err = r.web.W.Start(ctx, id, method, params); err == nil {
+			m, err = c.Wait(ctx)
+		}
 	}
-	if params == nil {
-		params = map[string]any{}
+	if err != nil {
+		r.h.FailServer("no response for id %s (%s): %v%s", id, method, err, r.hint())
 	}
-	params["_meta"] = modernMeta(s.Version)
-	return params
+	return m
+}
+
+// ping sends the era's barrier request and fails the check when the
+// server does not answer it.
+func (r rpc) ping(why string) {
+	if r.s != nil {
+		r.s.Ping(why)
+	} else {
+		r.web.Ping(why)
+	}
+}
+
+// hint says how the server ended, when it has.
+func (r rpc) hint() string {
+	if r.s != nil {
+		return r.s.ExitHint()
+	}
+	return r.web.ExitHint()
+}
+
+// firstTool returns the name of the first tool the server lists, or skips.
+func (r rpc) firstTool() string {
+	name, why := r.listedTool()
+	if name == "" {
+		r.h.Skip(why)
+	}
+	return name
+}
+
+// listedTool returns the name of the first tool the server lists, or ""
+// and why there is none.
+func (r rpc) listedTool() (name, why string) {
+	m := r.call("tools/list", nil, r.h.Cfg().OpTimeout)
+	var res struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	switch {
+	case m.Env.Kind != jsonrpc.Response:
+		return "", fmt.Sprintf("tools/list answered %s: the server lists no tool to call", clip(m.Raw))
+	case json.Unmarshal(m.Raw, &res) != nil || len(res.Result.Tools) == 0 || res.Result.Tools[0].Name == "":
+		return "", "the server lists no tools"
+	}
+	return res.Result.Tools[0].Name, ""
+}
+
+// rawLine marshals a request with id, method and params (with the modern
+// _meta when the session is modern); each placeholder string in it is then
+// replaced by its raw bytes.
+func (r rpc) rawLine(id, method string, params map[string]any, replace map[string]string) []byte {
+	b, err := json.Marshal(request(id, method, modernParams(r.sess, params)))
+	if err != nil {
+		r.h.Errorf("marshal %s: %v", method, err)
+	}
+	for from, to := range replace {
+		b = bytes.ReplaceAll(b, []byte(from), []byte(to))
+	}
+	return b
+}
+
+// postRaw POSTs body with the session's headers (and Mcp-Method/Mcp-Name
+// in the modern era when method/name are not "") within d.
+func (r rpc) postRaw(body []byte, method, name string, d time.Duration) (*http.Response, []byte) {
+	hd := sessionHeaders(r.web, r.web.W.SessionID())
+	if r.sess.Era == clients.EraModern {
+		if method != "" {
+			hd["Mcp-Method"] = []string{method}
+		}
+		if name != "" {
+			hd["Mcp-Name"] = []string{clients.EncodeHeaderValue(name)}
+		}
+	}
+	hd["Content-Type"] = []string{"application/json"}
+	hd["Accept"] = []string{"application/json, text/event-stream"}
+	ctx, cancel := context.WithTimeout(r.h.Ctx(), d)
+	defer cancel()
+	resp, b, err := r.web.W.RawPOST(ctx, body, hd)
+	if err != nil {
+		r.h.FailServer("POST failed: %v%s", err, r.hint())
+	}
+	return resp, b
+}
+
+// replyTo matches a reply whose id is one of ids, or null.
+func replyTo(ids ...jsonrpc.ID) func(clients.Message) bool {
+	return func(m clients.Message) bool {
+		if !m.Env.Kind.IsReply() {
+			return false
+		}
+		if m.Env.ID == "null" {
+			return true
+		}
+		for _, id := range ids {
+			if m.Env.ID == id {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 func parseError(h *H) {
@@ -136,7 +297,7 @@ func parseError(h *H) {
 		from := c.W.Len()
 		c.SendRaw(bad)
 		c.Ping("after a line that is not JSON")
-		m, ok := c.WaitFirst(from, h.cfg.OpTimeout, func(m clients.Message) bool { return m.Env.Kind == jsonrpc.ErrorReply })
+		m, ok := c.WaitFirst(from, h.Cfg().OpTimeout, func(m clients.Message) bool { return m.Env.Kind == jsonrpc.ErrorReply })
 		switch {
 		case !ok:
 			h.Failf("no reply to a line that is not JSON (want a JSON-RPC error -32700 with id null)")
@@ -158,6 +319,52 @@ func parseError(h *H) {
 	})
 }
 
+func invalidRequest(h *H) {
+	probes := []struct{ id, what, line string }{
+		{"invalid-1", "a request object without a method", `{"jsonrpc":"2.0","id":"invalid-1"}`},
+		{"invalid-2", `a request whose jsonrpc is "1.0"`, `{"jsonrpc":"1.0","id":"invalid-2","method":"tools/list"}`},
+	}
+	onEither(h, func(r rpc) {
+		for _, p := range probes {
+			if r.s != nil {
+				from := r.s.W.Len()
+				r.s.SendRaw(p.line)
+				r.ping("after " + p.what)
+				m, ok := r.s.WaitFirst(from, h.Cfg().OpTimeout, replyTo(jsonrpc.StringID(p.id)))
+				switch {
+				case !ok:
+					h.Failf("no reply to %s %s (want a JSON-RPC error -32600)", p.what, p.line)
+				case m.Env.Kind != jsonrpc.ErrorReply:
+					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, clip(m.Raw))
+				case m.Env.Error == nil || m.Env.Error.Code != -32600:
+					h.Failf("%s was answered with %s (want code -32600)", p.what, clip(m.Raw))
+				}
+				continue
+			}
+			resp, body := r.postRaw([]byte(p.line), "tools/list", "", h.Cfg().OpTimeout)
+			if resp.StatusCode < 400 || resp.StatusCode > 499 {
+				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, clip(body))
+			}
+			if env := jsonrpc.Parse(firstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
+				h.Notef("%s: HTTP %d with JSON-RPC error code %d (JSON-RPC names -32600)", p.what, resp.StatusCode, env.Error.Code)
+			}
+			r.ping("after " + p.what)
+		}
+	})
+}
+
+// judgeError fails unless m is a JSON-RPC error with code want.
+func judgeError(h *H, m clients.Message, what string, want int) {
+	switch {
+	case m.Env.Kind == jsonrpc.Response:
+		h.Failf("%s was answered with a result, not a JSON-RPC error %d: %s", what, want, clip(m.Raw))
+	case m.Env.Kind != jsonrpc.ErrorReply || m.Env.Error == nil:
+		h.Failf("%s was answered with %s, not a JSON-RPC error %d", what, clip(m.Raw), want)
+	case m.Env.Error.Code != want:
+		h.Failf("%s was answered with code %d (want %d): %s", what, m.Env.Error.Code, want, clip(m.Raw))
+	}
+}
+
 func unknownMethod(h *H) {
 	const method = "mcp-conform/no-such-method"
 	check := func(raw []byte, status string) {
@@ -170,11 +377,11 @@ func unknownMethod(h *H) {
 		}
 	}
 	onTransport(h, func(c *Conn) {
-		ctx, cancel := h.op()
+		ctx, cancel := h.Op()
 		defer cancel()
 		m, err := c.W.Call(ctx, method, nil)
 		if err != nil {
-			h.failServer("no answer to an unknown method: %v%s", err, c.exitHint())
+			h.FailServer("no answer to an unknown method: %v%s", err, c.ExitHint())
 		}
 		check(m.Raw, "")
 		c.Ping("after the unknown method")
@@ -190,18 +397,22 @@ func unknownMethod(h *H) {
 	})
 }
 
-// firstJSON returns the JSON-RPC text of an HTTP answer: the body, or the
-// data of its first SSE event carrying data.
-func firstJSON(resp *http.Response, body []byte) []byte {
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		return body
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:"); ok && strings.TrimSpace(d) != "" {
-			return []byte(strings.TrimPrefix(d, " "))
-		}
-	}
-	return body
+func invalidParams(h *H) {
+	onEither(h, func(r rpc) {
+		tool := r.firstTool()
+		m := r.call("tools/call", map[string]any{"name": tool, "arguments": "mcp-conform: not an object"}, h.Cfg().OpTimeout)
+		judgeError(h, m, fmt.Sprintf("tools/call %s with arguments that are a string", tool), -32602)
+		r.ping("after invalid params")
+	})
+}
+
+func unknownTool(h *H) {
+	const tool = "mcp-conform-no-such-tool"
+	onEither(h, func(r rpc) {
+		m := r.call("tools/call", map[string]any{"name": tool, "arguments": map[string]any{}}, h.Cfg().OpTimeout)
+		judgeError(h, m, "tools/call of the unknown tool "+tool, -32602)
+		r.ping("after an unknown tool")
+	})
 }
 
 func batchRejected(h *H) {
@@ -215,10 +426,10 @@ func batchRejected(h *H) {
 	judge := func(raw []byte, what string) {
 		env := jsonrpc.Parse(raw)
 		switch {
-		case env.Kind == jsonrpc.Batch && h.target.Transport == "stdio":
+		case env.Kind == jsonrpc.Batch && h.Target().Transport == "stdio":
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)
-			h.failMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))
+			h.FailMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))
 		case env.Kind == jsonrpc.Batch:
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)
@@ -234,7 +445,7 @@ func batchRejected(h *H) {
 		from := c.W.Len()
 		c.SendRaw(string(batch(c.W.Session())))
 		c.Ping("after a batch")
-		if m, ok := c.WaitFirst(from, h.cfg.OpTimeout, func(m clients.Message) bool {
+		if m, ok := c.WaitFirst(from, h.Cfg().OpTimeout, func(m clients.Message) bool {
 			id := m.Env.ID
 			return m.Env.Kind == jsonrpc.Batch || m.Env.Kind.IsReply() &&
 				(id == "null" || id == jsonrpc.StringID("batch-1") || id == jsonrpc.StringID("batch-2"))
@@ -256,36 +467,4 @@ func batchRejected(h *H) {
 		}
 		c.Ping("after a batch")
 	})
-}
-
-func stdoutClean(h *H) {
-	c := h.Connect()
-	ctx, cancel := h.op()
-	defer cancel()
-	if _, err := c.W.Call(ctx, "tools/list", nil); err != nil {
-		h.failServer("tools/list: %v%s", err, c.exitHint())
-	}
-	c.Ping("after tools/list")
-	if stray := h.strayOutput(); stray != "" {
-		h.Failf("%s", stray)
-	}
-}
-
-// rawBody POSTs exactly body with these headers (plus JSON content type and
-// accept) and returns the answer.
-func rawBody(h *H, c *HConn, body []byte, header http.Header) (*http.Response, []byte) {
-	hd := http.Header{
-		"Content-Type": {"application/json"},
-		"Accept":       {"application/json, text/event-stream"},
-	}
-	for k, v := range header {
-		hd[k] = v
-	}
-	ctx, cancel := h.op()
-	defer cancel()
-	resp, b, err := c.W.RawPOST(ctx, body, hd)
-	if err != nil {
-		h.failServer("POST failed: %v%s", err, c.exitHint())
-	}
-	return resp, b
 }

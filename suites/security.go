@@ -18,10 +18,32 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// bestPractices is the security best practices page (session hijacking)
-// that transports.mdx links to. At the pinned commit of the specification
-// it lives in the docs tree, not under specification/ (CLAUSES.md, sec).
-const bestPractices = "docs/VERSION/tutorials/security/security_best_practices.mdx"
+var checkSecurityOrigin = register(&Check{
+	ID:    "SECURITY-ORIGIN",
+	Title: "a foreign Origin is rejected on every method (POST, GET, DELETE): 403 where the version names it",
+	How: "Sends the barrier request (POST), a GET of the standalone stream and a DELETE of the session, each with " +
+		"Origin: http://evil.example. 2025-11-25 and 2026-07-28: each must get 403 Forbidden. 2025-06-18 only asks the " +
+		"server to validate Origin on all incoming connections and names no status: any 4xx rejection passes there. A " +
+		"DELETE that was not rejected must not have ended the session.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}, "2025-11-25"),
+		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks"}, "2025-06-18"),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
+	),
+	Transports: []string{"http"},
+})
+
+var checkSecurityVersion = register(&Check{
+	ID:    "SECURITY-PROTOCOL-VERSION",
+	Title: "an unsupported MCP-Protocol-Version gets 400",
+	How:   "POSTs ping (server/discover with the matching _meta in 2026-07-28) with MCP-Protocol-Version: 1999-01-01 and expects 400 Bad Request.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."}, legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{"specification/2026-07-28/basic/versioning.mdx"},
+			Clause: "If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."}},
+	),
+	Transports: []string{"http"},
+})
 
 // Session id sampling of SECURITY-SESSION-ENTROPY.
 const (
@@ -32,58 +54,66 @@ const (
 	predictableBits = 32
 )
 
-var (
-	checkSessionEntropy = register(&Check{
-		ID:    "SECURITY-SESSION-ENTROPY",
-		Title: "session ids are visible ASCII, non-deterministic, never repeat, and are not guessable",
-		How: fmt.Sprintf("Initializes %d sessions and looks at their Mcp-Session-Id values: each must be visible ASCII "+
-			"(0x21-0x7E, a MUST: FAIL); the characters that vary between them are estimated in bits (positions that vary × bits "+
-			"of the smallest usual alphabet — digits, hex, alphanumeric, base64 — holding them). Fewer than %d bits is a counter "+
-			"or a clock: the ids are deterministic, which the security best practices' MUST forbids (FAIL). Fewer than %d bits, "+
-			"or two equal ids, WARNs (secure random number generators, globally unique: SHOULD).",
-			sessionSamples+1, predictableBits, minSessionBits),
-		Rules: sameRule(Rule{Level: reports.Must, Spec: bestPractices, Also: []string{httpLegacy},
-			Clause: "MCP servers MUST use secure, non-deterministic session IDs. Generated session IDs (e.g., UUIDs) SHOULD use secure random number generators. [transports.mdx] The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash). The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."},
+var checkSessionEntropy = register(&Check{
+	ID:    "SECURITY-SESSION-ENTROPY",
+	Title: "session ids are visible ASCII, non-deterministic, never repeat, and are not guessable",
+	How: fmt.Sprintf("Initializes %d sessions and looks at their Mcp-Session-Id values: each must be visible ASCII "+
+		"(0x21-0x7E, a MUST: FAIL); the characters that vary between them are estimated in bits (positions that vary × bits "+
+		"of the smallest usual alphabet — digits, hex, alphanumeric, base64 — holding them). Fewer than %d bits is a counter "+
+		"or a clock: the ids are deterministic, which the security best practices' MUST forbids (FAIL). Fewer than %d bits, "+
+		"or two equal ids, WARNs (secure random number generators, globally unique: SHOULD).",
+		sessionSamples+1, predictableBits, minSessionBits),
+	Rules: sameRule(Rule{Level: reports.Must, Spec: bestPractices, Also: []string{httpLegacy},
+		Clause: "MCP servers MUST use secure, non-deterministic session IDs. Generated session IDs (e.g., UUIDs) SHOULD use secure random number generators. [transports.mdx] The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash). The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."},
+		legacyVersions...),
+	Transports: []string{"http"},
+})
+
+var checkSessionReuse = register(&Check{
+	ID:    "SECURITY-SESSION-REUSE",
+	Title: "the id of a deleted or expired session is never handed out again",
+	How: "Initializes and DELETEs sessions, and (when the manifest declares a sessionTTL of at most 5s) lets one expire, " +
+		"then initializes more sessions: none may get an id that was used before.",
+	Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+		Clause: "The session ID SHOULD be globally unique and cryptographically secure: an id reused after its session ended sends a client that still holds it into someone else's session."},
+		legacyVersions...),
+	Transports: []string{"http"},
+})
+
+var checkSessionBinding = register(&Check{
+	ID:    "SECURITY-SESSION-BINDING",
+	Title: "a session created under one credential is not served to another",
+	How: "Needs the manifest's auth: header sets of two principals. Initializes a session with the first principal's " +
+		"headers, pings in it as that principal (must work), then pings with the same session id as the second " +
+		"principal: the server must refuse (a 4xx status), not serve it.",
+	Rules: sameRule(Rule{Level: reports.Should, Spec: bestPractices,
+		Clause: "MCP Servers MUST NOT use sessions for authentication. [...] MCP servers SHOULD bind session IDs to user-specific information."},
+		legacyVersions...),
+	Transports: []string{"http"},
+})
+
+var checkLoopbackBind = register(&Check{
+	ID:    "SECURITY-LOOPBACK-BIND",
+	Title: "a server the harness starts listens on loopback only",
+	How: "When the harness starts the HTTP server itself (the manifest has a command), reads /proc/net/tcp and " +
+		"/proc/net/tcp6 for the listening sockets on the endpoint's port held by the server's process group, reports " +
+		"their addresses, and flags any that is not loopback (0.0.0.0, ::, or an interface address).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: securityLegacy,
+			Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."},
 			legacyVersions...),
-		Transports: []string{"http"},
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
+			Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."}},
+	),
+	Transports: []string{"http"},
+})
+
+func registerSecurityHTTP() {
+	ginkgo.Describe("SECURITY", ginkgo.Label("area:security"), func() {
+		define(checkSecurityOrigin, securityOrigin)
+		define(checkSecurityVersion, securityVersion)
 	})
-	checkSessionReuse = register(&Check{
-		ID:    "SECURITY-SESSION-REUSE",
-		Title: "the id of a deleted or expired session is never handed out again",
-		How: "Initializes and DELETEs sessions, and (when the manifest declares a sessionTTL of at most 5s) lets one expire, " +
-			"then initializes more sessions: none may get an id that was used before.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-			Clause: "The session ID SHOULD be globally unique and cryptographically secure: an id reused after its session ended sends a client that still holds it into someone else's session."},
-			legacyVersions...),
-		Transports: []string{"http"},
-	})
-	checkSessionBinding = register(&Check{
-		ID:    "SECURITY-SESSION-BINDING",
-		Title: "a session created under one credential is not served to another",
-		How: "Needs the manifest's auth: header sets of two principals. Initializes a session with the first principal's " +
-			"headers, pings in it as that principal (must work), then pings with the same session id as the second " +
-			"principal: the server must refuse (a 4xx status), not serve it.",
-		Rules: sameRule(Rule{Level: reports.Should, Spec: bestPractices,
-			Clause: "MCP Servers MUST NOT use sessions for authentication. [...] MCP servers SHOULD bind session IDs to user-specific information."},
-			legacyVersions...),
-		Transports: []string{"http"},
-	})
-	checkLoopbackBind = register(&Check{
-		ID:    "SECURITY-LOOPBACK-BIND",
-		Title: "a server the harness starts listens on loopback only",
-		How: "When the harness starts the HTTP server itself (the manifest has a command), reads /proc/net/tcp and " +
-			"/proc/net/tcp6 for the listening sockets on the endpoint's port held by the server's process group, reports " +
-			"their addresses, and flags any that is not loopback (0.0.0.0, ::, or an interface address).",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: securityLegacy,
-				Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
-				Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."}},
-		),
-		Transports: []string{"http"},
-	})
-)
+}
 
 func registerSecurity() {
 	ginkgo.Describe("SECURITY sessions and binding", ginkgo.Label("area:security"), func() {
@@ -94,10 +124,62 @@ func registerSecurity() {
 	})
 }
 
-// failMust ends the check as FAIL: a MUST clause next to the check's own
-// SHOULD one was broken.
-func (h *H) failMust(format string, args ...any) {
-	panic(verdict{status: reports.Fail, reason: fmt.Sprintf(format, args...), level: reports.Must})
+func securityOrigin(h *H) {
+	c := h.ConnectHTTP()
+	const evil = "http://evil.example"
+	// 2025-06-18 asks only that the server validate Origin: any 4xx
+	// rejection keeps that MUST; later versions name 403.
+	rejected := func(status int) bool { return status == http.StatusForbidden }
+	want := "403"
+	if h.Version() == "2025-06-18" {
+		rejected = func(status int) bool { return status >= 400 && status < 500 }
+		want = "a 4xx rejection"
+	}
+	sid := c.W.SessionID()
+	hd := sessionHeaders(c, sid)
+	hd["Origin"] = []string{evil}
+	var meta map[string]any
+	if c.W.Session().Era == clients.EraModern {
+		hd["Mcp-Method"] = []string{"server/discover"}
+		meta = modernMeta(c.W.Session().Version)
+	}
+	resp, body := rawPing(h, c, hd, meta)
+	if !rejected(resp.StatusCode) {
+		h.Failf("a POST with Origin %s got HTTP %d, want %s: %s", evil, resp.StatusCode, want, clip(body))
+	}
+	// "on all incoming connections": GET (the standalone stream) and
+	// DELETE (ending the session) too.
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		mh := sessionHeaders(c, sid)
+		mh["Origin"] = []string{evil}
+		if method == http.MethodGet {
+			mh["Accept"] = []string{"text/event-stream"}
+		}
+		status := rawRequest(h, c, method, mh)
+		if !rejected(status) {
+			h.Failf("a %s with Origin %s got HTTP %d, want %s", method, evil, status, want)
+		}
+	}
+	if sid != "" {
+		// The refused DELETE must not have ended the session.
+		c.Ping("in the session after the refused DELETE")
+	}
+	h.Notef("POST, GET and DELETE with Origin %s were refused (%s)", evil, want)
+}
+
+func securityVersion(h *H) {
+	c := h.ConnectHTTP()
+	hd := sessionHeaders(c, c.W.SessionID())
+	hd["Mcp-Protocol-Version"] = []string{"1999-01-01"}
+	var meta map[string]any
+	if c.W.Session().Era == clients.EraModern {
+		hd["Mcp-Method"] = []string{"server/discover"}
+		meta = modernMeta("1999-01-01")
+	}
+	resp, body := rawPing(h, c, hd, meta)
+	if resp.StatusCode != http.StatusBadRequest {
+		h.Failf("a request with MCP-Protocol-Version 1999-01-01 got HTTP %d, want 400: %s", resp.StatusCode, clip(body))
+	}
 }
 
 // newSession initializes a new session with a raw POST carrying extra
@@ -131,11 +213,11 @@ func endSession(h *H, c *HConn, sid string) int {
 	defer w.Close()
 	w.SetSession(c.W.Session())
 	w.SetSessionID(sid)
-	ctx, cancel := h.op()
+	ctx, cancel := h.Op()
 	defer cancel()
 	status, err := w.Delete(ctx)
 	if err != nil {
-		h.failServer("DELETE session %s: %v%s", sid, err, c.exitHint())
+		h.FailServer("DELETE session %s: %v%s", sid, err, c.ExitHint())
 	}
 	return status
 }
@@ -148,13 +230,13 @@ func sessionEntropy(h *H) {
 	}
 	for _, id := range ids {
 		if i := strings.IndexFunc(id, func(r rune) bool { return r < 0x21 || r > 0x7e }); i >= 0 {
-			h.failMust("session id %q holds %q at byte %d, outside visible ASCII 0x21-0x7E (a MUST of transports.mdx)", id, id[i:i+1], i)
+			h.FailMust("session id %q holds %q at byte %d, outside visible ASCII 0x21-0x7E (a MUST of transports.mdx)", id, id[i:i+1], i)
 		}
 	}
 	bits, alphabet := estimateBits(ids)
 	sample := strings.Join(ids[:3], ", ")
 	if bits < predictableBits {
-		h.failMust("session ids carry about %.0f bits (want ≥ %d): %d of %d characters vary between %d samples, alphabet %s; e.g. %s — "+
+		h.FailMust("session ids carry about %.0f bits (want ≥ %d): %d of %d characters vary between %d samples, alphabet %s; e.g. %s — "+
 			"a counter or a clock, not the secure, non-deterministic ids the security best practices require (MUST)",
 			bits, minSessionBits, varying(ids), len(ids[0]), len(ids), alphabet, sample)
 	}
@@ -269,14 +351,14 @@ func sessionReuse(h *H) {
 		}
 		used[sid] = "deleted"
 	}
-	if ttl, err := time.ParseDuration(h.target.SessionTTL); err == nil && ttl > 0 && ttl <= 5*time.Second {
+	if ttl, err := time.ParseDuration(h.Target().SessionTTL); err == nil && ttl > 0 && ttl <= 5*time.Second {
 		sid := fresh()
 		used[sid] = "expired"
 		// Expiry is a time contract (as SESSION-EXPIRED-404): the one
 		// clock this check waits on.
 		select {
 		case <-time.After(ttl * 3 / 2):
-		case <-h.ctx.Done():
+		case <-h.Ctx().Done():
 			h.Errorf("interrupted while waiting for a session to expire")
 		}
 	}
@@ -287,10 +369,10 @@ func sessionReuse(h *H) {
 }
 
 func sessionBinding(h *H) {
-	if len(h.target.Auth) < 2 {
+	if len(h.Target().Auth) < 2 {
 		h.Skip("the target manifest declares no credentials for two principals (auth): session binding cannot be tried")
 	}
-	a, b := h.target.Auth[0], h.target.Auth[1]
+	a, b := h.Target().Auth[0], h.Target().Auth[1]
 	c := h.ConnectHTTP()
 	legacySession(h, c)
 	sid := newSession(h, c, a)

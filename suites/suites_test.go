@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/gomega"
 	"go.uber.org/goleak"
 
+	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -25,7 +26,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	suites.ServeFixtureIfAsked()
+	fixtures.ServeIfAsked()
 	// Every connection, proxy and client a check starts is closed when the
 	// check ends: nothing may outlive the run.
 	// Ginkgo's own interrupt handler stays registered for the process's

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -28,21 +29,12 @@ func TestTaskCapable(t *testing.T) {
 		{"no capabilities", clients.EraModern, ``, "io.modelcontextprotocol/tasks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &H{session: clients.Session{Era: tc.era, Capabilities: json.RawMessage(tc.caps)}}
-			v := func() (v verdict) {
-				defer func() {
-					if r, ok := recover().(verdict); ok {
-						v = r
-					}
-				}()
-				h.taskCapable()
-				return verdict{status: reports.Pass}
-			}()
+			status, reason := harness.Judge(clients.Session{Era: tc.era, Capabilities: json.RawMessage(tc.caps)}, taskCapable)
 			switch {
-			case tc.skip == "" && v.status != reports.Pass:
-				t.Errorf("got %s %q, want to run", v.status, v.reason)
-			case tc.skip != "" && (v.status != reports.Skip || !strings.Contains(v.reason, tc.skip)):
-				t.Errorf("got %s %q, want SKIP naming %s", v.status, v.reason, tc.skip)
+			case tc.skip == "" && status != reports.Pass:
+				t.Errorf("got %s %q, want to run", status, reason)
+			case tc.skip != "" && (status != reports.Skip || !strings.Contains(reason, tc.skip)):
+				t.Errorf("got %s %q, want SKIP naming %s", status, reason, tc.skip)
 			}
 		})
 	}

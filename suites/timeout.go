@@ -15,8 +15,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/sse"
 )
 
-const lifecycleLegacy = "specification/VERSION/basic/lifecycle.mdx"
-
 // timeoutIdle is the reliable client's idle timeout in the TIMEOUT checks:
 // short against the slow role (the reference's runs 480 ms) so that the
 // server is still working when the cancellation reaches it.
@@ -67,15 +65,15 @@ func delayProgress(d time.Duration) faultproxy.Rule {
 }
 
 func timeoutCancelStops(h *H) {
-	if h.target.Transport == "http" {
+	if h.Target().Transport == "http" {
 		timeoutCancelStopsHTTP(h)
 		return
 	}
-	c := h.Connect(delayProgress(2 * h.cfg.CallTimeout))
-	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
+	c := h.Connect(delayProgress(2 * h.Cfg().CallTimeout))
+	rc := reliable.New(reliable.Stdio{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.Cfg().CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
-	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), nil))
-	expectTimedOut(h, out, reliable.SignalNotification, c.exitHint)
+	out := rc.Call(h.Ctx(), "tools/call", roleParams(h.Role("slow"), nil))
+	expectTimedOut(h, out, reliable.SignalNotification, c.ExitHint)
 	barrier := c.Ping("after the timeout's cancellation")
 	// A control call started now ends after the cancelled one would have.
 	ctrl := c.StartRole("slow", jsonrpc.StringID("timeout-control"), nil)
@@ -91,7 +89,7 @@ func expectTimedOut(h *H, out reliable.Outcome, want reliable.Signal, exitHint f
 	case out.State == reliable.Completed:
 		h.Errorf("the slow role completed (%s) within the %s idle deadline though its progress was held back: give it more steps or a longer duration", out.Response.Raw, timeoutIdle)
 	case out.State == reliable.Failed:
-		h.failServer("no response for id %s before its timeout: %v%s", out.ID, out.Err, exitHint())
+		h.FailServer("no response for id %s before its timeout: %v%s", out.ID, out.Err, exitHint())
 	case !out.State.TimedOut():
 		h.Errorf("the call ended %s, not in a timeout", out.State)
 	case out.SignalErr != nil:
@@ -169,7 +167,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	p := h.Role("slow").Probe
 	tool, _ := p["tool"].(string)
 	tagArg, _ := p["tag"].(string)
-	c := h.ConnectHTTP(delayProgress(2 * h.cfg.CallTimeout))
+	c := h.ConnectHTTP(delayProgress(2 * h.Cfg().CallTimeout))
 	want := reliable.SignalNotification
 	if c.W.Session().Era == clients.EraModern {
 		want = reliable.SignalStreamClose
@@ -179,11 +177,11 @@ func timeoutCancelStopsHTTP(h *H) {
 	if tool != "" && tagArg != "" {
 		extra = map[string]any{tagArg: tag}
 	}
-	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.cfg.CallTimeout, Reason: "mcp-conform: idle timeout"})
+	rc := reliable.New(reliable.HTTP{W: c.W}, reliable.Options{ID: "timeout", Idle: timeoutIdle, Max: h.Cfg().CallTimeout, Reason: "mcp-conform: idle timeout"})
 	defer rc.Close()
 	started := time.Now()
-	out := rc.Call(h.ctx, "tools/call", roleParams(h.Role("slow"), extra))
-	expectTimedOut(h, out, want, c.exitHint)
+	out := rc.Call(h.Ctx(), "tools/call", roleParams(h.Role("slow"), extra))
+	expectTimedOut(h, out, want, c.ExitHint)
 	var before probeState
 	var ran time.Duration
 	if extra != nil {
@@ -225,7 +223,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	// the whole control call has been served, the work must stand still:
 	// a later probe, two of its observed steps on, finds no further step.
 	gap := stillGap(ran, before.StepsRun)
-	h.sleep(gap)
+	h.Sleep(gap)
 	later := c.Probe(tool, tag)
 	h.Notef("probe at the cancellation: %+v; after the control call: %+v; %s later: %+v", before, after, gap.Round(time.Millisecond), later)
 	if later.Finished && !after.Finished {

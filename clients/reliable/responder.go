@@ -23,19 +23,41 @@ const replyTimeout = 5 * time.Second
 type Responder struct {
 	conn   clients.Conn
 	defect Defect
+	opts   RespondOptions
 	stop   context.CancelFunc
 	done   chan struct{}
+	// closing is closed by Close (AbandonOnClose: delayed answers give up).
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	answers int
 	errs    []error
 }
 
+// RespondOptions shape a Responder unlike the reliable client's default,
+// as other correct clients are shaped: the client variants that show a
+// check does not depend on how fast, or how patiently, our client answers.
+type RespondOptions struct {
+	// Delay is how long after a request arrived its answer goes.
+	Delay time.Duration
+	// AbandonOnClose: an answer still waiting for its Delay when the
+	// responder is closed is not sent (a client whose shutdown aborts
+	// what it has in flight), where the default answers everything that
+	// arrived before Close returns.
+	AbandonOnClose bool
+}
+
 // Respond starts answering the server's requests on conn, from the
 // message the log holds next on. Close stops it.
 func Respond(conn clients.Conn, defect Defect) *Responder {
+	return RespondWith(conn, defect, RespondOptions{})
+}
+
+// RespondWith is Respond shaped by opts.
+func RespondWith(conn clients.Conn, defect Defect, opts RespondOptions) *Responder {
 	ctx, stop := context.WithCancel(context.Background())
-	r := &Responder{conn: conn, defect: defect, stop: stop, done: make(chan struct{})}
+	r := &Responder{conn: conn, defect: defect, opts: opts, stop: stop, done: make(chan struct{}), closing: make(chan struct{})}
 	from := conn.Len()
 	go r.run(ctx, from)
 	return r
@@ -45,11 +67,17 @@ func isServerRequest(m clients.Message) bool { return m.Env.Kind == jsonrpc.Requ
 
 func (r *Responder) run(ctx context.Context, from int) {
 	defer close(r.done)
+	var pending sync.WaitGroup
+	defer pending.Wait()
 	for {
 		m, err := r.conn.WaitFor(ctx, from, isServerRequest)
 		if err != nil {
 			// Stopping (or the connection ended): answer what already
-			// arrived, so that Close never drops a ping on the floor.
+			// arrived, so that Close never drops a ping on the floor
+			// (unless the variant abandons what it has not answered).
+			if r.opts.AbandonOnClose {
+				return
+			}
 			for _, m := range r.conn.Since(from) {
 				if isServerRequest(m) {
 					r.answer(m)
@@ -58,7 +86,25 @@ func (r *Responder) run(ctx context.Context, from int) {
 			return
 		}
 		from = m.Seq + 1
-		r.answer(m)
+		if r.opts.Delay <= 0 {
+			r.answer(m)
+			continue
+		}
+		pending.Add(1)
+		go func() {
+			defer pending.Done()
+			t := time.NewTimer(r.opts.Delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.closing:
+				if r.opts.AbandonOnClose {
+					return
+				}
+				<-t.C
+			}
+			r.answer(m)
+		}()
 	}
 }
 
@@ -103,6 +149,7 @@ func (r *Responder) Answers() int {
 // Close stops the responder after answering every request already
 // received, and returns the first error an answer met.
 func (r *Responder) Close() error {
+	r.closeOnce.Do(func() { close(r.closing) })
 	r.stop()
 	<-r.done
 	r.mu.Lock()

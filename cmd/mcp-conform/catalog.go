@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,7 +45,8 @@ func newExplainCmd() *cobra.Command {
 }
 
 func newFixtureCmd() *cobra.Command {
-	var mutant, httpAddr, wsAddr, ledger, variant string
+	var mutant, httpAddr, wsAddr, ledger, variant, introspect string
+	var tokens, authServers []string
 	var heartbeat time.Duration
 	var list bool
 	cmd := &cobra.Command{
@@ -59,38 +62,51 @@ stdio message rules.`,
 			if list {
 				return describe.Mutants(cmd.OutOrStdout())
 			}
-			if variant != "" {
-				if _, err := fixtures.ParseVariants(variant); err != nil {
-					return usageError{fmt.Errorf("--variant: %w (see 'mcp-conform fixture --list')", err)}
-				}
-				if err := os.Setenv(suites.FixtureVariantEnv, variant); err != nil {
-					return fmt.Errorf("--variant: %w", err)
+			vs, err := fixtures.ParseVariants(variant)
+			if err != nil {
+				return usageError{fmt.Errorf("--variant: %w (see 'mcp-conform fixture --list')", err)}
+			}
+			if variant == "" {
+				// A manifest's env may name them.
+				if vs, err = fixtures.ParseVariants(os.Getenv(fixtures.VariantEnv)); err != nil {
+					fmt.Fprintf(os.Stderr, "mcp-conform fixture: %v\n", err)
+					return exitError{fixtures.ExitBadArgs}
 				}
 			}
 			if mutant != "" && !fixtures.ValidMutant(mutant) {
 				return usageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", mutant)}
 			}
-			if ledger != "" {
-				if err := os.Setenv(suites.FixtureLedgerEnv, ledger); err != nil {
-					return fmt.Errorf("--ledger: %w", err)
-				}
+			if ledger == "" {
+				// A manifest's env may name it (fixtures/targets/reference.yaml).
+				ledger = os.Getenv(fixtures.LedgerEnv)
 			}
-			if wsAddr != "" {
-				if httpAddr != "" {
-					return usageError{fmt.Errorf("fixture: give --http or --ws, not both")}
-				}
-				if code := suites.ServeFixtureWS(mutant, wsAddr); code != 0 {
-					return exitError{code}
-				}
-				return nil
+			if (len(tokens) > 0 || introspect != "" || len(authServers) > 0) && httpAddr == "" {
+				return usageError{fmt.Errorf("fixture: --require-token, --token-introspection and --authorization-server need --http")}
 			}
+			if len(authServers) > 0 && len(tokens) == 0 && introspect == "" {
+				return usageError{fmt.Errorf("fixture: --authorization-server needs --require-token or --token-introspection")}
+			}
+			if wsAddr != "" && httpAddr != "" {
+				return usageError{fmt.Errorf("fixture: give --http or --ws, not both")}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			o := fixtures.ProcessOptions{Mutant: mutant, Variants: vs, Ledger: ledger, WS: wsAddr, HTTP: httpAddr}
 			if httpAddr != "" {
-				if code := suites.ServeFixtureHTTP(mutant, httpAddr, heartbeat); code != 0 {
-					return exitError{code}
+				// A manifest's env may ask for authorization, as the flags do.
+				o.Heartbeat = heartbeat
+				o.Tokens, o.Introspection, o.AuthorizationServers = tokens, introspect, authServers
+				if len(tokens) == 0 {
+					o.Tokens = fixtures.SplitList(os.Getenv(fixtures.TokensEnv))
 				}
-				return nil
+				if introspect == "" {
+					o.Introspection = os.Getenv(fixtures.IntrospectEnv)
+				}
+				if len(authServers) == 0 {
+					o.AuthorizationServers = fixtures.SplitList(os.Getenv(fixtures.AuthServersEnv))
+				}
 			}
-			if code := suites.ServeFixture(mutant); code != 0 {
+			if code := fixtures.RunProcess(ctx, o); code != fixtures.ExitOK {
 				return exitError{code}
 			}
 			return nil
@@ -101,7 +117,10 @@ stdio message rules.`,
 	cmd.Flags().StringVar(&wsAddr, "ws", "", "serve JSON-RPC over WebSocket on this address (one message per text frame, one session per connection; the endpoint ws://ADDR/mcp is printed once listening)")
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks, and the correct variants")
-	cmd.Flags().StringVar(&variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+suites.FixtureVariantEnv+"): the same contract in another shape")
-	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+suites.FixtureLedgerEnv+", else a private temporary file); servers given one file share it")
+	cmd.Flags().StringVar(&variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+fixtures.VariantEnv+"): the same contract in another shape")
+	cmd.Flags().StringArrayVar(&tokens, "require-token", nil, "--http: serve only requests with 'Authorization: Bearer TOKEN' (repeatable: any of them); others get 401 with a WWW-Authenticate Bearer challenge (default: no authorization)")
+	cmd.Flags().StringVar(&introspect, "token-introspection", "", "--http: also accept bearer tokens this RFC 7662 introspection endpoint says are active and issued for this server (aud)")
+	cmd.Flags().StringArrayVar(&authServers, "authorization-server", nil, "--http, with --require-token or --token-introspection: issuer listed in the protected-resource metadata served at /.well-known/oauth-protected-resource/mcp and named by the 401 challenge (repeatable)")
+	cmd.Flags().StringVar(&ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+fixtures.LedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }

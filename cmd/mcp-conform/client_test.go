@@ -87,7 +87,7 @@ var clientMutantCases = []clientMutantCase{
 	{mutant: "cancel-initialize", scenario: "initialize-timeout", want: reports.Fail, evidence: []string{"the client cancelled initialize"}},
 	{mutant: "new-key-on-retry", scenario: "retry-keyed", want: reports.Fail, evidence: []string{"changed the arguments: operation_key"}},
 	{mutant: "blind-retry", scenario: "retry-unsafe", want: reports.Fail, evidence: []string{"an unsafe mutation retried blindly"}},
-	{mutant: "no-jitter", scenario: "herd", want: reports.Warn, evidence: []string{"came back together"}},
+	{mutant: "no-jitter", scenario: "herd", want: reports.Warn, evidence: []string{"wait the same delay (no jitter)"}},
 	{mutant: "no-resume", scenario: "sse-resume", want: reports.Warn, evidence: []string{"instead of resuming the stream"},
 		also: []string{"CLIENT-RESUME-RETRY-WAIT"}}, // its re-sent call comes before the retry field's wait, too
 	{mutant: "ignore-sse-retry", scenario: "sse-resume", want: reports.Fail, evidence: []string{"retry field asked for 500 ms"}},

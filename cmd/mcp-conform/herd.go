@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/internal/herd"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 func newHerdCmd() *cobra.Command {
@@ -49,6 +50,9 @@ loopback address: the herd is a load test and is not aimed at other hosts.`,
 			if err := json.Unmarshal([]byte(args), &o.Args); err != nil {
 				return usageError{fmt.Errorf("--args %q: not a JSON object: %w", args, err)}
 			}
+			if o.Seed == 0 {
+				o.Seed = reports.NewSeed()
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
 			rep, err := herd.Run(ctx, o, cmd.ErrOrStderr())
@@ -72,5 +76,6 @@ loopback address: the herd is a load test and is not aimed at other hosts.`,
 	f.StringVar(&args, "args", `{"steps":400,"stepMs":50}`, "the tool's arguments (JSON object)")
 	f.StringVar(&jsonOut, "json", "", "write the measurements as JSON to this file")
 	f.DurationVar(&timeout, "timeout", 3*time.Minute, "bound on the whole measurement")
+	f.Uint64Var(&o.Seed, "seed", 0, "seed of the backoff jitter: the same seed gives every client the same delays (default: one is chosen and printed)")
 	return cmd
 }

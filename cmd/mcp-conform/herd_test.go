@@ -43,15 +43,21 @@ func runHerdCLI(t *testing.T, args ...string) (int, string, string) {
 func TestHerd(t *testing.T) {
 	limitParallel(t)
 	path := filepath.Join(t.TempDir(), "herd.json")
-	code, out, errs := runHerdCLI(t, "--clients", "20", "--json", path)
+	code, out, errs := runHerdCLI(t, "--clients", "20", "--json", path, "--seed", "77")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "seed 77") {
+		t.Errorf("the seed is not printed:\n%s", out)
 	}
 	t.Log(out)
 	var rep herd.Report
 	b, err := os.ReadFile(path)
 	if err != nil || json.Unmarshal(b, &rep) != nil {
 		t.Fatalf("herd JSON: %v\n%s", err, b)
+	}
+	if rep.Seed != 77 {
+		t.Errorf("JSON seed %d, want 77", rep.Seed)
 	}
 	if len(rep.Phases) != 2 || rep.Phases[0].Mode != "immediate" || rep.Phases[1].Mode != "backoff" {
 		t.Fatalf("phases %+v", rep.Phases)

@@ -14,13 +14,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/internal/draft"
-	"github.com/mcp-conform/mcp-conform/internal/httpheader"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
 type initFlags struct {
 	stdio, url, out, spec, name string
-	headers                     []string
+	auth                        authFlags
 	tryTools, noCalls, force    bool
 	callTimeout, startTimeout   time.Duration
 }
@@ -53,7 +52,7 @@ use it against a test instance only. --no-calls calls no tool at all.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to start")
 	fl.StringVar(&f.url, "url", "", "URL of a running Streamable HTTP (or ws://) MCP server")
-	fl.StringArrayVar(&f.headers, "header", nil, "'Name: value' header sent with every HTTP request of init (repeatable)")
+	f.auth.register(fl, "of init")
 	fl.StringVar(&f.out, "out", "", "write the manifest to FILE (default: stdout, the summary then goes to stderr)")
 	fl.BoolVar(&f.force, "force", false, "overwrite --out FILE if it exists")
 	fl.BoolVar(&f.tryTools, "try-tools", false, "also call candidate tools that are not read-only, to confirm them (a test instance only)")
@@ -72,12 +71,12 @@ func runInit(cmd *cobra.Command, f initFlags) error {
 	if f.tryTools && f.noCalls {
 		return usageError{errors.New("--try-tools and --no-calls contradict each other")}
 	}
-	header, err := httpheader.ParseAll(f.headers)
+	if f.auth.set() && f.stdio != "" {
+		return usageError{errors.New("--header, --header-env and --oauth-… apply to --url targets only")}
+	}
+	creds, err := f.auth.credentials(cmd.ErrOrStderr())
 	if err != nil {
 		return usageError{err}
-	}
-	if header != nil && f.stdio != "" {
-		return usageError{errors.New("--header applies to --url targets only")}
 	}
 	if f.out != "" && !f.force {
 		if _, err := os.Stat(f.out); err == nil {
@@ -91,7 +90,7 @@ func runInit(cmd *cobra.Command, f initFlags) error {
 	case f.noCalls:
 		policy = draft.CallNone
 	}
-	t := draft.Target{URL: f.url, Header: header, Spec: f.spec}
+	t := draft.Target{URL: f.url, Credentials: creds, Spec: f.spec}
 	var command []string
 	if f.stdio != "" {
 		command = strings.Fields(f.stdio)

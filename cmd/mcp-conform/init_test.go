@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/internal/draft"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
@@ -277,7 +278,7 @@ func ledgerExecutions(t *testing.T, ledger string) float64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := draft.Connect(ctx, draft.Target{Command: []string{binary, "fixture"}, Env: []string{suites.FixtureLedgerEnv + "=" + ledger}})
+	s, err := draft.Connect(ctx, draft.Target{Command: []string{binary, "fixture"}, Env: []string{fixtures.LedgerEnv + "=" + ledger}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestInitCallsNoWriteTool(t *testing.T) {
 		t.Run(strings.Join(append([]string{"default"}, tc.flags...), " "), func(t *testing.T) {
 			limitParallel(t)
 			ledger := filepath.Join(t.TempDir(), "ledger.db")
-			env := []string{suites.FixtureLedgerEnv + "=" + ledger}
+			env := []string{fixtures.LedgerEnv + "=" + ledger}
 			r := initCLI(t, 90*time.Second, env, append([]string{"--stdio", "mcp-conform fixture"}, tc.flags...)...)
 			if r.code != 0 {
 				t.Fatalf("init exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -397,6 +398,7 @@ func TestInitReferenceGolden(t *testing.T) {
 // drafts drive their slow and task checks without a missing-role SKIP or
 // an ERROR.
 func TestInitDraftRuns(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	root := repoRoot(t)
 	for _, tc := range []struct {
 		target   initTarget

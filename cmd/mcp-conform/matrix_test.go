@@ -221,6 +221,8 @@ var mutantCases = []mutantCase{
 	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
 	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
 	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
+	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401"},
+	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
@@ -243,6 +245,7 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 // that keeps working after the stream close (http-ignore-close) in 2026
 // HTTP.
 func TestTimeoutCaughtByCancelMutants(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range []struct {
 		mutant, spec, transport string
 		want                    reports.Status
@@ -275,6 +278,7 @@ func TestTimeoutCaughtByCancelMutants(t *testing.T) {
 // check whose clause it breaks must FAIL (MUST) or WARN (SHOULD) with the
 // evidence in its reason and transcript, and no unrelated check may fail.
 func TestEveryMutantIsCaught(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	covered := map[string]bool{}
 	for _, tc := range mutantCases {
 		covered[tc.mutant] = true
@@ -538,6 +542,7 @@ var wsMutantCases = []mutantCase{
 // stdio mutants: the broken check FAILs on WebSocket with the evidence in
 // its reason and transcript, and every other WebSocket check passes.
 func TestWebSocketMutantsAreCaught(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range wsMutantCases {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
 			limitParallel(t)
@@ -590,6 +595,7 @@ func processLines(c reports.Check) string {
 // on how the reference does it (a per-key counter, an empty store) FAILs
 // here. Every check that applies must run and PASS.
 func TestReferenceVariantsPass(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range []struct{ file, transport string }{
 		{"variant-stdio.yaml", "stdio"},
 		{"variant-http.yaml", "http"},
@@ -628,6 +634,7 @@ func TestReferenceVariantsPass(t *testing.T) {
 // control call, with no probe declared; the same manifest on the
 // reference passes all three (CANCEL-HTTP-DISCONNECT does not SKIP).
 func TestDisconnectCancelsCaughtWithoutProbe(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	checks := []string{"CANCEL-HTTP-DISCONNECT", "RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}
 	for _, tc := range []struct {
 		file string

@@ -35,6 +35,9 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 // turns the report (or runErr, a run that checked nothing) into the exit
 // code.
 func (o outputFlags) finish(cmd *cobra.Command, rep *reports.Report, runErr error) error {
+	// Recorded results are scrubbed as they are recorded; this is the last
+	// net under every file and line written from here.
+	reports.Secrets.Report(rep)
 	write := func(path string, fn func(io.Writer, *reports.Report) error) error {
 		if path == "" {
 			return nil
@@ -65,7 +68,7 @@ func (o outputFlags) finish(cmd *cobra.Command, rep *reports.Report, runErr erro
 		return err
 	}
 	if runErr != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "mcp-conform:", runErr)
+		fmt.Fprintln(cmd.ErrOrStderr(), "mcp-conform:", reports.Secrets.String(runErr.Error()))
 		return exitError{2}
 	}
 	if code := reports.RunExitCode(rep, o.strict, o.strictBaseline); code != 0 {

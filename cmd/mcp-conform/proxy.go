@@ -2,15 +2,18 @@ package main
 
 import (
 	"errors"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/internal/proxyrun"
 )
 
 func newProxyCmd() *cobra.Command {
 	var o proxyrun.Options
+	var af authFlags
 	cmd := &cobra.Command{
 		Use:   "proxy [flags] (-- SERVER-COMMAND [ARGS...] | --url UPSTREAM)",
 		Short: "Run the fault proxy alone in front of a stdio or Streamable HTTP MCP server",
@@ -70,7 +73,18 @@ github.com/mcp-conform/mcp-conform/faultproxy/control/proxyctl.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command, o.ListenSet = args, cmd.Flags().Changed("listen")
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-			err := proxyrun.Run(cmd.Context(), o)
+			creds, err := af.credentials(cmd.ErrOrStderr())
+			if err != nil {
+				return usageError{err}
+			}
+			if !creds.Empty() {
+				if o.Upstream == "" {
+					return usageError{errors.New("proxy: --header, --header-env and --oauth-… need --url")}
+				}
+				o.Redact = creds.Names()
+				o.Authorize = func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }
+			}
+			err = proxyrun.Run(cmd.Context(), o)
 			var ue *proxyrun.UsageError
 			if errors.As(err, &ue) {
 				return usageError{err}
@@ -86,5 +100,7 @@ github.com/mcp-conform/mcp-conform/faultproxy/control/proxyctl.`,
 	cmd.Flags().BoolVar(&o.AllowRemote, "allow-remote", false, "let --listen be a non-loopback address (exposes the fault proxy to the network)")
 	cmd.Flags().StringVar(&o.Control, "control", "", "serve the control API (rules, transcript, reset) on this loopback address, e.g. 127.0.0.1:8474 (port 0 picks one; the URL is printed on stderr)")
 	cmd.Flags().BoolVar(&o.ControlAllowRemote, "control-allow-remote", false, "let --control be a non-loopback address (the API has no authentication)")
+	cmd.Flags().Uint64Var(&o.Seed, "seed", 0, "mixed into every rule's seed: the same --seed reproduces the draws of probabilistic rules (each rule's seed is printed with the control API)")
+	af.register(cmd.Flags(), "the proxy sends upstream (--url; added when the client's request lacks it)")
 	return cmd
 }

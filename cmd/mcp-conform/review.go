@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 type reviewFlags struct {
 	stdio, url, manifest, mutant string
+	auth                         authFlags
 	spec, report, format         string
 	idle, maxTimeout             time.Duration
 	startTimeout, opTimeout      time.Duration
@@ -60,6 +62,7 @@ With no target, the built-in reference server is reviewed on both transports.`,
 	fl.DurationVar(&f.maxTimeout, "call-timeout", 30*time.Second, "maximum clock of a call (never reset), as run --call-timeout")
 	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.opTimeout, "op-timeout", 5*time.Second, "bound on tools/list")
+	f.auth.register(fl, "to the target")
 	return cmd
 }
 
@@ -80,6 +83,14 @@ func runReview(cmd *cobra.Command, f reviewFlags) error {
 		}
 	}
 	cfg := &suites.Config{Targets: ts, Spec: f.spec, StartTimeout: f.startTimeout, OpTimeout: f.opTimeout, CallTimeout: f.maxTimeout}
+	if f.auth.set() {
+		if f.url == "" && f.manifest == "" || ts[0].Transport == "stdio" {
+			return usageError{errors.New("--header, --header-env and --oauth-… apply to an HTTP target: --url, or a manifest with transport http")}
+		}
+		if cfg.Credentials, err = f.auth.credentials(cmd.ErrOrStderr()); err != nil {
+			return usageError{err}
+		}
+	}
 	rows, err := review.Targets(cmd.Context(), cfg, o)
 	if err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcp-conform: %v\n", err)

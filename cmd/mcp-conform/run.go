@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,12 @@ type runFlags struct {
 	// jobs bounds the child processes of a run of several targets (a
 	// transport in a version); 1 runs every target in this process.
 	jobs int
+	// auth are the credentials of an HTTP target.
+	auth authFlags
+	// seed seeds every random choice of the run (0: chosen); repeat runs
+	// each check that many times.
+	seed   uint64
+	repeat int
 }
 
 func newRunCmd() *cobra.Command {
@@ -51,6 +58,13 @@ protocol versions it accepts (server/discover for 2026-07-28, initialize for the
 --spec VERSION forces one. A --mutant run checks the newest version unless --spec
 says otherwise. --shard INDEX/COUNT runs one deterministic slice of the checks
 (all of a check's runs in one slice); 'mcp-conform report merge' joins the slices.
+
+Credentials: an HTTP target behind a token gets --header 'Name: value',
+--header-env NAME=ENVVAR, the manifest's headers: (${VAR} from the environment)
+or an OAuth client-credentials token (--oauth-client-id, --oauth-client-secret-env,
+--oauth-token-url or discovery) on every request; their values never appear in a
+report. --repeat N runs every check N times and marks FLAKY a check whose verdict
+changed; --seed N reproduces every random choice (printed in every report).
 
 Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
 2 the harness could not run (bad usage, target never started, ERROR).
@@ -77,13 +91,16 @@ a listed check that now passes is reported as stale (and fails with
 	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.budget, "budget", 15*time.Minute, "bound on the whole run")
 	fl.IntVar(&f.jobs, "jobs", 0, "how many targets (a transport in a protocol version) are checked at once, each in its own process (0: up to 4; 1: one after another in this process)")
+	f.auth.register(fl, "to the target (and its proxy's to it)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random choice of the run (the fault rules' draws): the same seed reproduces them; printed in every report (default: one is chosen)")
+	fl.IntVar(&f.repeat, "repeat", 1, "run every selected check N times (one after another): a check whose verdict changed between runs is reported FLAKY, with its worst verdict and every run's reason")
 	fl.BoolVar(&f.websocket, "websocket", false, "built-in target: also check the reference server over WebSocket (JSON-RPC, one message per frame; the CANCEL, PROGRESS and ROBUST checks)")
 	return cmd
 }
 
 // configFromFlags builds the run configuration (the targets as named, one
 // per transport), or a usage error.
-func configFromFlags(f runFlags) (*suites.Config, error) {
+func configFromFlags(f runFlags, stderr io.Writer) (*suites.Config, error) {
 	if f.spec != "" && f.spec != suites.AllVersions && !clients.IsKnownVersion(f.spec) {
 		return nil, usageError{fmt.Errorf("--spec %q: known versions are %s, or all", f.spec, strings.Join(clients.KnownVersions, ", "))}
 	}
@@ -91,8 +108,23 @@ func configFromFlags(f runFlags) (*suites.Config, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &suites.Config{Targets: ts, Spec: f.spec, Mutant: f.mutant, Strict: f.strict, Verbose: f.verbose,
-		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout}, nil
+	cfg := &suites.Config{Targets: ts, Spec: f.spec, Mutant: f.mutant, Strict: f.strict, Verbose: f.verbose,
+		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout, Seed: f.seed}
+	if f.auth.set() {
+		for _, t := range ts {
+			if t.Transport == "stdio" || (f.url == "" && f.manifest == "") {
+				return nil, usageError{errors.New("--header, --header-env and --oauth-… apply to an HTTP (or WebSocket) target: --url, or a manifest with transport http")}
+			}
+		}
+		var log io.Writer
+		if !f.quiet {
+			log = stderr
+		}
+		if cfg.Credentials, err = f.auth.credentials(log); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	return cfg, nil
 }
 
 func useColor(mode string, w io.Writer) bool {
@@ -110,7 +142,16 @@ func useColor(mode string, w io.Writer) bool {
 }
 
 func runChecks(cmd *cobra.Command, f runFlags) error {
-	cfg, err := configFromFlags(f)
+	if f.repeat < 1 {
+		return usageError{errors.New("--repeat: want 1 or more")}
+	}
+	if f.seed > reports.MaxSeed {
+		return usageError{fmt.Errorf("--seed: at most %d (a JSON report keeps it exactly)", reports.MaxSeed)}
+	}
+	if f.seed == 0 && !runner.InChild() {
+		f.seed = reports.NewSeed()
+	}
+	cfg, err := configFromFlags(f, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -125,7 +166,7 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 	case f.jobs < 0:
 		return usageError{errors.New("--jobs: want 0 (one process per target) or more")}
 	}
-	o := runner.Options{Config: cfg, Jobs: f.jobs, ChildArgs: childArgs(cmd), Stderr: cmd.ErrOrStderr(),
+	o := runner.Options{Config: cfg, Jobs: f.jobs, ChildArgs: childArgs(cmd, f.seed), Stderr: cmd.ErrOrStderr(), Repeat: f.repeat,
 		Run: suites.RunOptions{LabelFilter: f.labelFilter, Focus: f.focus, ToolVersion: version, Budget: f.budget}}
 	if f.mutant == "" {
 		o.Versions = runner.EveryAccepted
@@ -148,7 +189,11 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	if !f.quiet && !plan.IsChild() {
-		fmt.Fprintf(stderr, "mcp-conform %s: %d check(s) against %s\n", version, plan.Total(), plan.Name())
+		runs := ""
+		if f.repeat > 1 {
+			runs = fmt.Sprintf(", each %d times", f.repeat)
+		}
+		fmt.Fprintf(stderr, "mcp-conform %s: %d check(s) against %s%s (seed %d)\n", version, plan.Total(), plan.Name(), runs, f.seed)
 	}
 	rep, runErr := plan.Run(cmd.Context())
 	if rep == nil {
@@ -164,10 +209,11 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 // every flag the user set, except those the parent keeps for itself (it
 // writes the reports, applies the baseline, prints progress and the
 // summary, slices the run).
-func childArgs(cmd *cobra.Command) []string {
+func childArgs(cmd *cobra.Command, seed uint64) []string {
 	skip := map[string]bool{"json": true, "junit": true, "html": true, "markdown": true, "spec-base": true, "shard": true,
-		"baseline": true, "strict-baseline": true, "quiet": true, "jobs": true, "color": true}
-	args := []string{"run"}
+		"baseline": true, "strict-baseline": true, "quiet": true, "jobs": true, "color": true, "repeat": true, "seed": true}
+	// The seed the parent chose (or was given): every child draws alike.
+	args := []string{"run", "--seed=" + strconv.FormatUint(seed, 10)}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
 		if skip[fl.Name] {
 			return

@@ -172,6 +172,59 @@ func TestDefectsAreCaught(t *testing.T) {
 	}
 }
 
+// TestVerdictsHoldOnOtherClientShapes: correct clients shaped unlike the
+// reliable client's default (reliabledriver's variants) pass the check a
+// scenario's timing could have failed them on, and defects still fail it
+// when the machine's CPU would have hidden them. Each row failed before the
+// scenario or the judge was made message-triggered:
+//   - late-ping-answer: the calls' results came right after the ping and
+//     the client, closing as its calls ended, abandoned its answer (FAIL);
+//   - slow-first-request: the 300 ms initialize timeout fired before the
+//     first request left (ERROR "the client sent no request");
+//   - staggered-start: the first clients' 3 s calls ended before the last
+//     ones started, so the herd was never cut (ERROR);
+//   - no-cancel-on-timeout on progress-max-timeout, closing its streams as
+//     it exits (as the TypeScript SDK's close does): the stream closed at
+//     the exit counted as the maximum's cancellation (PASS on HTTP where
+//     stdio WARNs);
+//   - no-jitter with costly-reconnect: eight reconnections at the same
+//     instant took 240 ms of CPU to get through two cores and spread past
+//     the 100 ms bound (PASS).
+func TestVerdictsHoldOnOtherClientShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, args, scenario, tr, check string
+		want                            reports.Status
+		evidence                        string
+	}{
+		{"late-ping-answer http", "--variant late-ping-answer", "tools-call", "http", "CLIENT-PING-ANSWERED", reports.Pass, "ping answered with {}"},
+		{"late-ping-answer stdio", "--variant late-ping-answer", "tools-call", "stdio", "CLIENT-PING-ANSWERED", reports.Pass, "ping answered with {}"},
+		{"slow-first-request", "--variant slow-first-request", "initialize-timeout", "http", "CLIENT-NO-CANCEL-INITIALIZE", reports.Pass, "not cancelled"},
+		{"staggered-start", "--variant staggered-start", "herd", "http", "CLIENT-HERD-JITTER", reports.Pass, "8 of 8 clients reconnected"},
+		{"no-cancel max-timeout http", "--mutant no-cancel-on-timeout --variant close-streams-on-exit", "progress-max-timeout", "http", "CLIENT-MAX-TIMEOUT", reports.Warn, "was never cancelled"},
+		{"no-cancel max-timeout stdio", "--mutant no-cancel-on-timeout", "progress-max-timeout", "stdio", "CLIENT-MAX-TIMEOUT", reports.Warn, "was never cancelled"},
+		{"no-jitter costly-reconnect", "--mutant no-jitter --variant costly-reconnect", "herd", "http", "CLIENT-HERD-JITTER", reports.Warn, "no jitter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := testOptions(t, tc.args)
+			o.Scenarios, o.Transports, o.Versions = []string{tc.scenario}, []string{tc.tr}, []string{clientsuite.V20251125}
+			rep := grade(t, o)
+			c, ok := find(rep, tc.check, tc.tr, clientsuite.V20251125)
+			if !ok {
+				t.Fatalf("%s did not run", tc.check)
+			}
+			if c.Status != tc.want || !strings.Contains(c.Reason, tc.evidence) {
+				t.Fatalf("%s: %s %q, want %s with %q", tc.check, c.Status, c.Reason, tc.want, tc.evidence)
+			}
+			for _, other := range rep.Checks {
+				if other.ID != tc.check && other.Status != reports.Pass && other.Status != reports.Skip {
+					t.Errorf("%s [%s]: %s %s", other.ID, other.Transport, other.Status, other.Reason)
+				}
+			}
+		})
+	}
+}
+
 // TestUnsupportedAndBrokenDrivers: a driver that exits 2 makes its checks
 // SKIP; a command that cannot run makes them ERROR (the run could not
 // happen), never PASS.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -48,6 +49,50 @@ func (w *boundedBuffer) String() string {
 	}
 	return w.b.String()
 }
+
+// lineStamper records when each line written to it completed, on the
+// transcript's clock (the outcome lines of an HTTP run), and passes the
+// bytes on.
+type lineStamper struct {
+	w   io.Writer
+	now func() time.Duration
+
+	mu    sync.Mutex
+	part  []byte
+	lines []clientsuite.StampedLine
+}
+
+func (l *lineStamper) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	at := l.now()
+	for _, b := range p {
+		if b == '\n' {
+			if len(l.lines) < maxStampedLines {
+				l.lines = append(l.lines, clientsuite.StampedLine{Text: string(l.part), At: at})
+			}
+			l.part = l.part[:0]
+			continue
+		}
+		if len(l.part) < maxOutput {
+			l.part = append(l.part, b)
+		}
+	}
+	l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lineStamper) stamped() []clientsuite.StampedLine {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := append([]clientsuite.StampedLine(nil), l.lines...)
+	if len(l.part) > 0 {
+		out = append(out, clientsuite.StampedLine{Text: string(l.part), At: l.now()})
+	}
+	return out
+}
+
+// maxStampedLines bounds the stdout lines whose times are kept.
+const maxStampedLines = 1024
 
 // shellQuote quotes s for /bin/sh when it needs it.
 func shellQuote(s string) string {
@@ -136,6 +181,11 @@ func runClient(ctx context.Context, c clientSpec, deadline time.Duration, now fu
 	cmd.Env = env
 	var stdout, stderr boundedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stamper *lineStamper
+	if now != nil {
+		stamper = &lineStamper{w: &stdout, now: now}
+		cmd.Stdout = stamper
+	}
 	cmd.WaitDelay = killGrace
 	if err := cmd.Start(); err != nil {
 		p.StartErr = fmt.Errorf("start %q: %w", c.commandLine(), err)
@@ -173,5 +223,8 @@ func runClient(ctx context.Context, c clientSpec, deadline time.Duration, now fu
 	_ = werr
 	p.Stdout, p.Stderr = stdout.String(), stderr.String()
 	p.Outcomes = clientsuite.ParseOutcomes(p.Stdout)
+	if stamper != nil {
+		clientsuite.StampOutcomes(p.Outcomes, stamper.stamped())
+	}
 	return p, reap
 }

@@ -1,9 +1,7 @@
 package clientgrade
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,8 +12,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/fixtures"
-	"github.com/mcp-conform/mcp-conform/jsonrpc"
-	"github.com/mcp-conform/mcp-conform/sse"
 )
 
 // runHTTP runs a scenario on Streamable HTTP: the reference server (with
@@ -54,18 +50,6 @@ func runHTTP(ctx context.Context, o *Options, sc *clientsuite.Scenario, v string
 	}
 	tr := p.Transcript()
 	deadline := sc.Deadline(v, clientsuite.HTTP, o.Scale)
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var cutDone chan struct{}
-	if sc.CutAtFirstProgress {
-		cutDone = make(chan struct{})
-		go func() {
-			defer close(cutDone)
-			if at, ok := cutAtFirstProgress(cctx, p, sc.NumClients(), deadline); ok {
-				run.CutAt = at
-			}
-		}()
-	}
 	n := sc.NumClients()
 	procs := make([]clientsuite.Process, n)
 	reaps := make([]func(), n)
@@ -79,10 +63,6 @@ func runHTTP(ctx context.Context, o *Options, sc *clientsuite.Scenario, v string
 		}()
 	}
 	wg.Wait()
-	cancel()
-	if cutDone != nil {
-		<-cutDone
-	}
 	for _, r := range reaps {
 		r()
 	}
@@ -90,49 +70,4 @@ func runHTTP(ctx context.Context, o *Options, sc *clientsuite.Scenario, v string
 	run.Clients = procs
 	run.Entries = tr.Entries()
 	return run
-}
-
-// cutAtFirstProgress waits until n distinct response streams have each
-// relayed a progress notification, then cuts every stream at once and
-// returns the transcript time of the cut. It gives up at the deadline.
-func cutAtFirstProgress(ctx context.Context, p *faultproxy.HTTP, n int, deadline time.Duration) (time.Duration, bool) {
-	tr := p.Transcript()
-	seen := map[string]bool{}
-	next := 0
-	t := time.NewTimer(deadline)
-	defer t.Stop()
-	for {
-		changed := tr.Changed()
-		for _, e := range tr.Since0(next) {
-			next = e.Index + 1
-			if e.Kind != faultproxy.EntryMessage || e.Dir != faultproxy.ServerToClient || e.Stream == "" {
-				continue
-			}
-			if isProgressEvent(e.Raw) {
-				seen[e.Stream] = true
-			}
-		}
-		if len(seen) >= n {
-			at := tr.Since()
-			p.CutStreams("herd: every stream at once, each having delivered its first progress")
-			return at, true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return 0, false
-		case <-t.C:
-			return 0, false
-		}
-	}
-}
-
-// isProgressEvent reports whether an SSE event carries a progress
-// notification.
-func isProgressEvent(raw []byte) bool {
-	ev, err := sse.NewReader(bytes.NewReader(raw), sse.Options{Lenient: true}).Next()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
-	return jsonrpc.Parse([]byte(ev.Data)).Method == "notifications/progress"
 }

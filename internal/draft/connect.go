@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/internal/auth"
 )
 
 // Target says how to reach the server a draft is for.
@@ -29,6 +30,9 @@ type Target struct {
 	// Header is sent with every HTTP request (and the WebSocket opening
 	// handshake).
 	Header http.Header
+	// Credentials, when set, are added to every HTTP request (and the
+	// WebSocket opening handshake): --header, --header-env, --oauth-….
+	Credentials *auth.Credentials
 	// Stderr, when set, also receives the stdio server's stderr.
 	Stderr io.Writer
 	// Spec forces a protocol version ("" negotiates the newest).
@@ -72,13 +76,25 @@ func Connect(ctx context.Context, t Target) (*Session, error) {
 		s.proc = p
 		s.Conn = clients.NewWire(p, clients.WireOptions{})
 	case "websocket":
-		w, err := clients.DialWebSocket(ctx, t.URL, t.Header, clients.WireOptions{})
+		h := t.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		if err := t.Credentials.Apply(ctx, t.URL, h); err != nil {
+			return nil, err
+		}
+		w, err := clients.DialWebSocket(ctx, t.URL, h, clients.WireOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", t.URL, err)
 		}
 		s.Conn = w
 	default:
-		s.Conn = clients.NewHTTPWire(t.URL, clients.HTTPOptions{Header: t.Header})
+		o := clients.HTTPOptions{Header: t.Header}
+		if !t.Credentials.Empty() {
+			o.Client = clients.NewHTTPClient()
+			o.Client.Transport = t.Credentials.Transport(o.Client.Transport)
+		}
+		s.Conn = clients.NewHTTPWire(t.URL, o)
 	}
 	info, err := s.Conn.Negotiate(ctx, t.Spec)
 	if err != nil {

@@ -50,6 +50,9 @@ type Options struct {
 	Clients int
 	Tool    string
 	Args    map[string]any
+	// Seed varies the backoff jitter: the same seed gives every client the
+	// same delays again; zero is the jitter of the client ids alone.
+	Seed uint64
 }
 
 // Phase is the outcome of one reconnect strategy.
@@ -74,11 +77,13 @@ type Phase struct {
 
 // Report is what `mcp-conform herd --json` writes.
 type Report struct {
-	Schema          string  `json:"schema"`
-	Target          string  `json:"target"`
-	ProtocolVersion string  `json:"protocolVersion"`
-	Clients         int     `json:"clients"`
-	Phases          []Phase `json:"phases"`
+	Schema          string `json:"schema"`
+	Target          string `json:"target"`
+	ProtocolVersion string `json:"protocolVersion"`
+	Clients         int    `json:"clients"`
+	// Seed is the jitter's seed (Options.Seed).
+	Seed   uint64  `json:"seed,omitempty"`
+	Phases []Phase `json:"phases"`
 }
 
 // CheckLoopback accepts only http(s) URLs on a loopback host: the herd is
@@ -125,7 +130,7 @@ func Run(ctx context.Context, o Options, log io.Writer) (*Report, error) {
 	}
 	defer p.Close()
 	p.Transcript().SetLimit(proxyMemoryEntries)
-	rep := &Report{Schema: "mcp-conform/herd/v1", Target: endpoint, Clients: o.Clients}
+	rep := &Report{Schema: "mcp-conform/herd/v1", Target: endpoint, Clients: o.Clients, Seed: o.Seed}
 	for _, mode := range []string{"immediate", "backoff"} {
 		fmt.Fprintf(log, "herd: %s: %d clients opening streams through the proxy\n", mode, o.Clients)
 		ph, version, err := run(ctx, p, o, mode)
@@ -141,6 +146,7 @@ func Run(ctx context.Context, o Options, log io.Writer) (*Report, error) {
 // client is one client of a phase.
 type client struct {
 	id       string
+	jitterID string // the backoff jitter's key: id, with the seed when one is set
 	w        *clients.HTTPWire
 	call     *clients.HTTPCall
 	latency  time.Duration
@@ -169,6 +175,9 @@ func run(ctx context.Context, p *faultproxy.HTTP, o Options, mode string) (Phase
 	errs := make(chan error, o.Clients)
 	for i := range cs {
 		c := &client{id: fmt.Sprintf("herd-%s-%d", mode, i)}
+		if o.Seed != 0 {
+			c.jitterID = fmt.Sprintf("%s@%d", c.id, o.Seed)
+		}
 		cs[i] = c
 		wg.Add(1)
 		go func() {
@@ -260,6 +269,14 @@ func (c *client) open(ctx context.Context, endpoint, tool string, args map[strin
 	return nil
 }
 
+// jitterKey is what the client's backoff jitter is drawn from.
+func (c *client) jitterKey() string {
+	if c.jitterID != "" {
+		return c.jitterID
+	}
+	return c.id
+}
+
 // recover waits for the stream to end, then follows the reconnect plan
 // until it works or the attempts run out: immediately, or after
 // reliable.Backoff(client, attempt).
@@ -277,7 +294,7 @@ func (c *client) recover(ctx context.Context, mode string, cut time.Time, tool s
 	rc := reliable.Reconnector{NewID: c.w.NewID, List: []string{"tools/list"}}
 	for a := 0; a < maxAttempts; a++ {
 		if mode == "backoff" {
-			t := time.NewTimer(reliable.Backoff(c.id, a))
+			t := time.NewTimer(reliable.Backoff(c.jitterKey(), a))
 			select {
 			case <-t.C:
 			case <-ctx.Done():
@@ -336,8 +353,12 @@ func (c *client) attempt(ctx context.Context, plan reliable.Plan) error {
 
 // Print writes the side-by-side table.
 func Print(w io.Writer, rep *Report) {
-	fmt.Fprintf(w, "herd: %d clients, %s (%s); the proxy cut every stream at once, each client re-issued its request with a new id and refetched tools/list\n\n",
-		rep.Clients, rep.Target, rep.ProtocolVersion)
+	seed := ""
+	if rep.Seed != 0 {
+		seed = fmt.Sprintf(", seed %d", rep.Seed)
+	}
+	fmt.Fprintf(w, "herd: %d clients, %s (%s%s); the proxy cut every stream at once, each client re-issued its request with a new id and refetched tools/list\n\n",
+		rep.Clients, rep.Target, rep.ProtocolVersion, seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(tw, "reconnect\tsuccess\tall recovered\tp50\tp99\tattempts (failed)\tstreams cut")
 	for _, ph := range rep.Phases {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -54,6 +55,15 @@ type Options struct {
 	// gets the proxy's URL in network mode; Stderr the proxy's lines.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Authorize, when set (--url), adds the proxy's credentials to every
+	// upstream request (--header, --header-env, --oauth-…); Redact names
+	// the headers whose values the transcript hides besides the usual
+	// ones.
+	Authorize func(req *http.Request) error
+	Redact    []string
+	// Seed is mixed into every rule's seed (faultproxy.NewRulesSeed):
+	// --seed reproduces the draws of probabilistic rules.
+	Seed uint64
 }
 
 // Run checks the options (a UsageError for a bad command line), starts the
@@ -116,10 +126,13 @@ func Run(ctx context.Context, o Options) error {
 		sink = f
 	}
 	if httpMode && (strings.HasPrefix(o.Upstream, "ws://") || strings.HasPrefix(o.Upstream, "wss://")) {
-		return runProxyWS(ctx, o.Upstream, o.Listen, rules, sink, o.MaxFrame, o.Stdout, o.Stderr, ctl)
+		return runProxyWS(ctx, o.Upstream, o.Listen, rules, sink, o.MaxFrame, o.Stdout, o.Stderr, ctl, o)
 	}
 	if httpMode {
-		return runProxyHTTP(ctx, o.Upstream, o.Listen, rules, sink, o.MaxFrame, o.Stdout, o.Stderr, ctl)
+		return runProxyHTTP(ctx, o.Upstream, o.Listen, rules, sink, o.MaxFrame, o.Stdout, o.Stderr, ctl, o)
+	}
+	if o.Authorize != nil {
+		return usage(errors.New("proxy: --header, --header-env and --oauth-… need --url"))
 	}
 	return runProxy(ctx, o.Command, rules, sink, o.MaxFrame, ctl, o)
 }
@@ -176,7 +189,7 @@ func checkLoopback(listen string) error {
 }
 
 func runProxy(ctx context.Context, argv []string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, ctl controlFlags, o Options) error {
-	rs := faultproxy.NewRules()
+	rs := faultproxy.NewRulesSeed(o.Seed)
 	if err := rs.Set(rules...); err != nil {
 		return usage(err)
 	}
@@ -242,27 +255,29 @@ type startNetProxy func(ctx context.Context, opts faultproxy.Options, rs *faultp
 
 // runProxyHTTP fronts a Streamable HTTP endpoint until SIGINT, SIGTERM or
 // ctx ends.
-func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
-	return runProxyNet(ctx, "http", upstream, rules, sink, maxFrame, stdout, stderr, ctl,
+func runProxyHTTP(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags, o Options) error {
+	return runProxyNet(ctx, "http", upstream, rules, sink, maxFrame, stdout, stderr, ctl, o.Seed,
 		func(ctx context.Context, opts faultproxy.Options, rs *faultproxy.Rules) (netProxy, error) {
-			return faultproxy.StartHTTP(ctx, faultproxy.HTTPOptions{Options: opts, Upstream: upstream, Listen: listen, Rules: rs})
+			return faultproxy.StartHTTP(ctx, faultproxy.HTTPOptions{Options: opts, Upstream: upstream, Listen: listen, Rules: rs,
+				Authorize: o.Authorize, Redact: o.Redact})
 		})
 }
 
 // runProxyWS fronts a JSON-RPC-over-WebSocket server until SIGINT, SIGTERM
 // or ctx ends.
-func runProxyWS(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags) error {
-	return runProxyNet(ctx, "websocket", upstream, rules, sink, maxFrame, stdout, stderr, ctl,
+func runProxyWS(ctx context.Context, upstream, listen string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags, o Options) error {
+	return runProxyNet(ctx, "websocket", upstream, rules, sink, maxFrame, stdout, stderr, ctl, o.Seed,
 		func(ctx context.Context, opts faultproxy.Options, rs *faultproxy.Rules) (netProxy, error) {
-			return faultproxy.StartWebSocket(ctx, faultproxy.WebSocketOptions{Options: opts, Upstream: upstream, Listen: listen, Rules: rs})
+			return faultproxy.StartWebSocket(ctx, faultproxy.WebSocketOptions{Options: opts, Upstream: upstream, Listen: listen, Rules: rs,
+				Authorize: o.Authorize})
 		})
 }
 
 // runProxyNet runs a network proxy until SIGINT, SIGTERM or ctx ends. The
 // proxy's URL goes to stdout (for scripts) and, with the upstream, to
 // stderr (for people).
-func runProxyNet(ctx context.Context, transport, upstream string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags, start startNetProxy) error {
-	rs := faultproxy.NewRules()
+func runProxyNet(ctx context.Context, transport, upstream string, rules []faultproxy.Rule, sink io.Writer, maxFrame int, stdout, stderr io.Writer, ctl controlFlags, seed uint64, start startNetProxy) error {
+	rs := faultproxy.NewRulesSeed(seed)
 	if err := rs.Set(rules...); err != nil {
 		return usage(err)
 	}

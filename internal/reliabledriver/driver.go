@@ -41,7 +41,8 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	fs := flag.NewFlagSet("reliable-driver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mutant := fs.String("mutant", "", "switch on one deliberate defect of the reliable client (see --list)")
-	list := fs.Bool("list", false, "list the defects and the check each one breaks")
+	variant := fs.String("variant", "", "shape the (correct) client unlike its default: a comma-separated list of variants (see --list)")
+	list := fs.Bool("list", false, "list the defects and the check each one breaks, and the variants")
 	if err := fs.Parse(args); err != nil {
 		return exitUnsupported
 	}
@@ -51,6 +52,10 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		for _, d := range reliable.Defects() {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name, d.Breaks, d.Description)
 		}
+		fmt.Fprintln(tw, "\nVARIANT\t\tWHAT IT DOES (a correct client: breaks nothing)")
+		for _, v := range Variants() {
+			fmt.Fprintf(tw, "%s\t\t%s\n", v.Name, v.Description)
+		}
 		_ = tw.Flush()
 		return exitRan
 	}
@@ -59,7 +64,12 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprintf(stderr, "reliable-driver: unknown mutant %q (see --list)\n", *mutant)
 		return exitUnsupported
 	}
-	d := &driver{getenv: getenv, stdout: stdout, stderr: stderr, defect: defect}
+	on, err := parseVariants(*variant)
+	if err != nil {
+		fmt.Fprintf(stderr, "reliable-driver: %v\n", err)
+		return exitUnsupported
+	}
+	d := &driver{getenv: getenv, stdout: stdout, stderr: stderr, defect: defect, variants: on}
 	if err := json.Unmarshal([]byte(getenv(clientsuite.EnvContext)), &d.p); err != nil {
 		fmt.Fprintf(stderr, "reliable-driver: %s: %v\n", clientsuite.EnvContext, err)
 		return exitUnsupported
@@ -79,6 +89,7 @@ type driver struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
 	defect         reliable.Defect
+	variants       map[Variant]bool
 	p              clientsuite.Params
 	url            string
 
@@ -106,6 +117,8 @@ type conn struct {
 	srv  *reliable.Server
 	tap  *reliable.Tap
 	resp *reliable.Responder
+	// vt is the variants' HTTP transport, when one is on.
+	vt *variantTransport
 }
 
 func (d *driver) connect() (*conn, error) {
@@ -121,21 +134,33 @@ func (d *driver) connect() (*conn, error) {
 			return nil, err
 		}
 		cn.srv = srv
-		cn.w = clients.NewWire(srv.Stream(), clients.WireOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout()})
+		stream := srv.Stream()
+		if d.variants[SlowFirstRequest] {
+			stream = &slowWriter{ReadWriteCloser: stream}
+		}
+		cn.w = clients.NewWire(stream, clients.WireOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout()})
 		cn.c = cn.w
 	case clientsuite.HTTP:
 		if d.url == "" {
 			return nil, errors.New("no server URL (MCP_CONFORM_URL, or the last argument)")
 		}
-		cn.h = clients.NewHTTPWire(d.url, clients.HTTPOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout(),
-			Client: reliable.NewHTTPClient(reliable.HTTPClientOptions{Tap: cn.tap, Defect: d.defect})})
+		hc := reliable.NewHTTPClient(reliable.HTTPClientOptions{Tap: cn.tap, Defect: d.defect})
+		if d.variants[SlowFirstRequest] || d.variants[CostlyReconnect] || d.variants[CloseStreamsOnExit] {
+			cn.vt = &variantTransport{base: hc.Transport, on: d.variants}
+			hc.Transport = cn.vt
+		}
+		cn.h = clients.NewHTTPWire(d.url, clients.HTTPOptions{ClientName: d.p.ClientID, ProbeTimeout: d.p.InitializeTimeout(), Client: hc})
 		cn.c = cn.h
 	default:
 		return nil, fmt.Errorf("transport %q", d.p.Transport)
 	}
 	// Answer the server's requests from the first message on: a ping may
 	// come as soon as the client said it is initialized.
-	cn.resp = reliable.Respond(cn.c, d.defect)
+	var ro reliable.RespondOptions
+	if d.variants[LatePingAnswer] {
+		ro = reliable.RespondOptions{Delay: latePing, AbandonOnClose: true}
+	}
+	cn.resp = reliable.RespondWith(cn.c, d.defect, ro)
 	return cn, nil
 }
 
@@ -143,6 +168,9 @@ func (d *driver) connect() (*conn, error) {
 // already arrived), then the server the way the stdio transport says (stdin
 // first), then the wire.
 func (cn *conn) close() {
+	if cn.vt != nil && cn.vt.on[CloseStreamsOnExit] {
+		cn.vt.closeAll()
+	}
 	_ = cn.resp.Close()
 	if cn.srv != nil {
 		_ = cn.srv.Close()
@@ -153,6 +181,9 @@ func (cn *conn) close() {
 func (d *driver) run(ctx context.Context) int {
 	ctx, stop := context.WithTimeout(ctx, time.Duration(d.p.DeadlineMs)*time.Millisecond)
 	defer stop()
+	if d.variants[StaggeredStart] {
+		sleepCtx(ctx, startDelay(d.p.ClientID))
+	}
 	cn, err := d.connect()
 	if err != nil {
 		d.logf("connect: %v", err)

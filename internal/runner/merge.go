@@ -90,8 +90,32 @@ func Merge(parts []*reports.Report) (*reports.Report, error) {
 		out.Duration = float64(end.Sub(start).Microseconds()) / 1000
 	}
 	out.Baseline = mergeBaselines(parts, out.Checks)
+	out.Seed, out.Seeds = mergeSeeds(parts)
+	out.Repeat = parts[0].Repeat
+	for _, p := range parts[1:] {
+		if p.Repeat != out.Repeat {
+			out.Repeat = 0
+		}
+	}
 	out.Summary = reports.Summarize(out.Checks)
 	return out, nil
+}
+
+// mergeSeeds is the seed of parts that share one, or (0 and) the list of
+// their different seeds.
+func mergeSeeds(parts []*reports.Report) (uint64, []uint64) {
+	var seeds []uint64
+	for _, p := range parts {
+		for _, s := range append([]uint64{p.Seed}, p.Seeds...) {
+			if s != 0 && !slices.Contains(seeds, s) {
+				seeds = append(seeds, s)
+			}
+		}
+	}
+	if len(seeds) == 1 {
+		return seeds[0], nil
+	}
+	return 0, seeds
 }
 
 // tags names a check run's target, transport and version, e.g.

@@ -78,6 +78,10 @@ type Options struct {
 	ChildArgs []string
 	// Stderr receives the children's lines that are not progress.
 	Stderr io.Writer
+	// Repeat, when > 1, runs the whole plan that many times, one run after
+	// another (in child processes), and reports each check once with
+	// every run's verdict (Repeated): one whose verdict changed is flaky.
+	Repeat int
 }
 
 // DefaultJobs bounds the child processes of a run when Options.Jobs is 0.
@@ -238,6 +242,13 @@ func (p *Plan) Run(ctx context.Context) (*reports.Report, error) {
 		rep = suites.BuildReport(p.o.Config, ro.ToolVersion, started)
 	case p.empty:
 		rep = suites.BuildReport(p.cfg, ro.ToolVersion, started)
+	case !p.child && p.o.Repeat > 1:
+		rep, err = p.runRepeated(ctx, ro.OnResult)
+		if rep == nil {
+			return nil, err
+		}
+		rep.StartedAt = started.UTC()
+		rep.Duration = float64(time.Since(started).Microseconds()) / 1000
 	case !p.child && p.o.Jobs != 1 && len(p.parts) > 1:
 		rep, err = p.runChildren(ctx, ro.OnResult)
 		if err != nil {
@@ -254,7 +265,7 @@ func (p *Plan) Run(ctx context.Context) (*reports.Report, error) {
 	if len(p.parts) == 0 {
 		return rep, &NoVersionError{Target: p.Name()}
 	}
-	return rep, nil
+	return rep, err
 }
 
 // finish gives a report of several targets the target facts Merge gives
@@ -271,6 +282,17 @@ func (p *Plan) finish(rep *reports.Report) {
 		rep.Target.ProtocolVersion = joinVersions(splitList(versions, ","), checkVersions(rep.Checks))
 	}
 	rep.Target.Versions = unionVersions(rep.Target.Versions, p.versions)
+	rep.Seed, rep.Seeds = p.cfg.Seed, nil
+	if p.o.Repeat > 1 {
+		rep.Repeat = p.o.Repeat
+	}
+}
+
+// InChild reports whether this process is a child of a split (or
+// repeated) run: its parent chose the seed and writes the reports.
+func InChild() bool {
+	_, ok := os.LookupEnv(partEnv)
+	return ok
 }
 
 // manifestTarget is the report target a run of t alone gives.

@@ -1,8 +1,9 @@
-package suites
+package harness
 
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,10 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcp-conform/mcp-conform/internal/auth"
+	"github.com/mcp-conform/mcp-conform/internal/httpheader"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // Manifest describes a target server: how to start it and which of its tools
@@ -29,6 +34,17 @@ type Manifest struct {
 	// one principal sends (e.g. {Authorization: "Bearer ..."}); two of them
 	// unlock SECURITY-SESSION-BINDING. Other checks send none.
 	Auth []map[string]string `yaml:"auth,omitempty"`
+	// Headers are sent on every HTTP request the harness and its proxy
+	// make to the target (e.g. {Authorization: "Bearer ${MCP_TOKEN}"}):
+	// ${VAR} and $VAR in a value are replaced by the environment's, so
+	// secrets stay out of the file. The command line's --header and
+	// --header-env replace a header of the same name. Their values are
+	// redacted from every report and transcript.
+	Headers map[string]string `yaml:"headers,omitempty"`
+	// RequiresAuth declares that the target serves no request without
+	// the run's credentials (headers, --header, --oauth-…): it unlocks
+	// SECURITY-AUTH-REQUIRED.
+	RequiresAuth bool `yaml:"requiresAuth,omitempty"`
 	// Spec, when set, forces this target's protocol version (--spec all
 	// checks each target once per version). Not read from YAML.
 	Spec string `yaml:"-"`
@@ -70,6 +86,9 @@ func LoadManifest(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
+	if err := m.expandHeaders(os.LookupEnv); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
 	m.Dir = filepath.Dir(abs)
 	if filepath.Base(m.Dir) == "targets" && filepath.Base(filepath.Dir(m.Dir)) == "fixtures" {
 		m.Dir = filepath.Dir(filepath.Dir(m.Dir))
@@ -78,6 +97,26 @@ func LoadManifest(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	return &m, nil
+}
+
+// expandHeaders replaces ${VAR} and $VAR in the header values by the
+// environment's; an unset variable is an error (naming it, not a value).
+func (m *Manifest) expandHeaders(lookup func(string) (string, bool)) error {
+	for name, v := range m.Headers {
+		var missing []string
+		out := os.Expand(v, func(k string) string {
+			val, ok := lookup(k)
+			if !ok {
+				missing = append(missing, k)
+			}
+			return val
+		})
+		if len(missing) > 0 {
+			return fmt.Errorf("headers: %s uses $%s, which is not set in the environment", name, strings.Join(missing, ", $"))
+		}
+		m.Headers[name] = out
+	}
+	return nil
 }
 
 // Validate checks the fields the harness relies on.
@@ -108,6 +147,14 @@ func (m *Manifest) Validate() error {
 			return fmt.Errorf("sessionTTL %q: want a positive duration such as 2s", m.SessionTTL)
 		}
 	}
+	for name, v := range m.Headers {
+		if _, _, err := httpheader.Parse(name + ": " + v); err != nil {
+			return fmt.Errorf("headers: %w", err)
+		}
+	}
+	if (len(m.Headers) > 0 || m.RequiresAuth) && m.Transport == "stdio" {
+		return errors.New("headers and requiresAuth apply to http and websocket targets, not stdio")
+	}
 	for name, r := range m.Roles {
 		if r.Tool == "" {
 			return fmt.Errorf("role %s: no tool", name)
@@ -117,7 +164,7 @@ func (m *Manifest) Validate() error {
 		if r.Key == "" {
 			return errors.New("role mutation: no key (the argument that carries the idempotency key)")
 		}
-		if _, err := r.probe(); err != nil {
+		if _, err := r.MutationProbe(); err != nil {
 			return fmt.Errorf("role mutation: %w", err)
 		}
 	}
@@ -150,6 +197,13 @@ type Config struct {
 	Strict bool
 	// Verbose echoes the server's stderr to the harness's stderr.
 	Verbose bool
+	// Credentials are sent on every HTTP request to the targets (the
+	// command line's --header, --header-env and --oauth-…); a target's
+	// manifest headers are added under them (CredentialsFor).
+	Credentials *auth.Credentials
+	// Seed seeds every random choice of the run (the fault rules'
+	// sources); zero: each rule's own seed.
+	Seed uint64
 	// Part marks a run that checks one part of a larger configuration
 	// (one of its targets): checks that do not apply to the part's
 	// targets are left out, as in the whole run, instead of reported
@@ -157,8 +211,35 @@ type Config struct {
 	Part bool
 }
 
-// withDefaults fills unset timeouts.
-func (c *Config) withDefaults() *Config {
+// CredentialsFor returns what every HTTP request to target carries: its
+// manifest's headers, replaced by the command line's of the same name, and
+// the command line's OAuth client. Their names and values, and those of the
+// manifest's principals (auth:), are added to the secrets every report
+// hides (reports.Secrets).
+func (c *Config) CredentialsFor(target *Manifest) *auth.Credentials {
+	var own *auth.Credentials
+	if len(target.Headers) > 0 {
+		own = &auth.Credentials{Header: http.Header{}}
+		for k, v := range target.Headers {
+			own.Header.Set(k, v)
+		}
+	}
+	creds := own.With(c.Credentials)
+	for k, vs := range creds.Header {
+		reports.Secrets.AddHeader(k)
+		reports.Secrets.Add(vs...)
+	}
+	for _, p := range target.Auth {
+		for k, v := range p {
+			reports.Secrets.AddHeader(k)
+			reports.Secrets.Add(v)
+		}
+	}
+	return creds
+}
+
+// WithDefaults fills unset timeouts.
+func (c *Config) WithDefaults() *Config {
 	cc := *c
 	if cc.OpTimeout <= 0 {
 		cc.OpTimeout = 5 * time.Second
@@ -247,32 +328,4 @@ func (c *Config) Transports() string {
 		}
 	}
 	return strings.Join(ts, ",")
-}
-
-// TargetFlags are the ways a user names targets on the command line.
-type TargetFlags struct {
-	Stdio, URL, Manifest, Mutant string
-}
-
-// Targets resolves the flags to the targets of a run: one named target, or
-// the built-in reference server (with the mutant, if any).
-func (f TargetFlags) Targets() ([]*Manifest, error) {
-	var (
-		m   *Manifest
-		err error
-	)
-	switch {
-	case f.Manifest != "":
-		m, err = LoadManifest(f.Manifest)
-	case f.Stdio != "":
-		m, err = StdioManifest(f.Stdio)
-	case f.URL != "":
-		m, err = URLManifest(f.URL)
-	default:
-		return ReferenceTargets(f.Mutant), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return []*Manifest{m}, nil
 }

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
-// unique returns a fresh identifier for tags and unknown session ids.
-func unique(prefix string) string {
+// Unique returns a fresh identifier for tags and unknown session ids.
+func Unique(prefix string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return prefix + "-" + hex.EncodeToString(b)
 }
 
-// isProgressFor matches a stream event carrying progress for token.
-func isProgressFor(token jsonrpc.ID) func(clients.StreamEvent) bool {
+// IsProgressFor matches a stream event carrying progress for token.
+func IsProgressFor(token jsonrpc.ID) func(clients.StreamEvent) bool {
 	return func(e clients.StreamEvent) bool {
 		if !e.HasData {
 			return false
@@ -30,8 +30,8 @@ func isProgressFor(token jsonrpc.ID) func(clients.StreamEvent) bool {
 	}
 }
 
-// isReplyTo matches a stream event carrying the reply to id.
-func isReplyTo(id jsonrpc.ID) func(clients.StreamEvent) bool {
+// IsReplyTo matches a stream event carrying the reply to id.
+func IsReplyTo(id jsonrpc.ID) func(clients.StreamEvent) bool {
 	return func(e clients.StreamEvent) bool {
 		if !e.HasData {
 			return false
@@ -51,25 +51,25 @@ func (c *HConn) WaitEvent(call *clients.HTTPCall, d time.Duration, pred func(cli
 
 // firstProgressOrReply starts the slow role on an SSE stream and waits for
 // its first progress (or its reply, which fails the scenario as too short).
-func (c *HConn) firstProgress(call *clients.HTTPCall, token jsonrpc.ID) {
+func (c *HConn) FirstProgress(call *clients.HTTPCall, token jsonrpc.ID) {
 	h := c.h
 	if !call.IsSSE() {
 		h.Skip(fmt.Sprintf("the server answered tools/call with %q, not an event stream: there is no response stream to act on", call.Header().Get("Content-Type")))
 	}
 	e, ok := c.WaitEvent(call, h.cfg.CallTimeout, func(e clients.StreamEvent) bool {
-		return isProgressFor(token)(e) || isReplyTo(call.ID())(e)
+		return IsProgressFor(token)(e) || IsReplyTo(call.ID())(e)
 	})
 	if !ok {
-		h.Failf("request %s got neither progress nor a response within %s (stream: %v)%s", call.ID(), h.cfg.CallTimeout, call.EndErr(), c.exitHint())
+		h.Failf("request %s got neither progress nor a response within %s (stream: %v)%s", call.ID(), h.cfg.CallTimeout, call.EndErr(), c.ExitHint())
 	}
-	if isReplyTo(call.ID())(e) {
+	if IsReplyTo(call.ID())(e) {
 		h.Skip("the slow role sent no progress for its token before completing: nothing to cancel mid-stream (progress is optional)")
 	}
 }
 
-// probeRole returns the probe tool and the slow role's tag argument, or
+// ProbeRole returns the probe tool and the slow role's tag argument, or
 // skips: without a probe, whether work stopped is not observable.
-func (h *H) probeRole() (tool, tagArg string) {
+func (h *H) ProbeRole() (tool, tagArg string) {
 	p := h.Role("slow").Probe
 	tool, _ = p["tool"].(string)
 	tagArg, _ = p["tag"].(string)
@@ -79,8 +79,8 @@ func (h *H) probeRole() (tool, tagArg string) {
 	return tool, tagArg
 }
 
-// probeState is what the reference server's probe tool reports.
-type probeState struct {
+// ProbeState is what the reference server's probe tool reports.
+type ProbeState struct {
 	Started   bool `json:"started"`
 	StepsRun  int  `json:"stepsRun"`
 	Finished  bool `json:"finished"`
@@ -91,8 +91,8 @@ type probeState struct {
 }
 
 // Probe asks the target how much work ran for tag.
-func (c *HConn) Probe(tool, tag string) probeState {
-	ctx, cancel := c.h.op()
+func (c *HConn) Probe(tool, tag string) ProbeState {
+	ctx, cancel := c.h.Op()
 	defer cancel()
 	m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
 	if err != nil {
@@ -100,7 +100,7 @@ func (c *HConn) Probe(tool, tag string) probeState {
 	}
 	var res struct {
 		Result struct {
-			Structured probeState `json:"structuredContent"`
+			Structured ProbeState `json:"structuredContent"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(m.Raw, &res); err != nil || m.Env.Kind != jsonrpc.Response {
@@ -109,8 +109,8 @@ func (c *HConn) Probe(tool, tag string) probeState {
 	return res.Result.Structured
 }
 
-// waitEnded waits up to d for call's stream to end.
-func waitEnded(ctx context.Context, call *clients.HTTPCall, d time.Duration) bool {
+// WaitEnded waits up to d for call's stream to end.
+func WaitEnded(ctx context.Context, call *clients.HTTPCall, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type ToolAnnotations struct {
 // pages) and closes the connection. It returns the tools and the
 // negotiated protocol version.
 func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo, string, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
 	var (
@@ -48,7 +48,7 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 		if err != nil {
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
-		defer c.close()
+		defer c.Close()
 		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
 			return c.W.Call(ctx, "tools/list", p)
 		}
@@ -58,7 +58,7 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 		if err != nil {
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
-		defer c.close()
+		defer c.Close()
 		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
 			return c.W.Call(ctx, "tools/list", p)
 		}

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"fmt"
@@ -29,8 +29,8 @@ func newRunEvidence() *runEvidence {
 
 var evidence = newRunEvidence()
 
-// recordIdem notes what a passing IDEM check proved about tool.
-func (h *H) recordIdem(tool, ev string) {
+// RecordIdem notes what a passing IDEM check proved about tool.
+func (h *H) RecordIdem(tool, ev string) {
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
 	k := classKey(h.target)
@@ -43,8 +43,8 @@ func (h *H) recordIdem(tool, ev string) {
 	}
 }
 
-// recordAnnotation notes IDEM-ANNOTATION's verdict on tool.
-func (h *H) recordAnnotation(tool, ev string) {
+// RecordAnnotation notes IDEM-ANNOTATION's verdict on tool.
+func (h *H) RecordAnnotation(tool, ev string) {
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
 	k := classKey(h.target)

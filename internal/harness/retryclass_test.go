@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"slices"
@@ -9,7 +9,13 @@ import (
 )
 
 func TestRetryClasses(t *testing.T) {
-	m := ReferenceManifest("")
+	// The reference's stdio target, as far as the table reads it: its
+	// mutation and lookup roles.
+	m := &Manifest{Name: "mcp-conform-reference", Transport: "stdio", Roles: map[string]Role{
+		"mutation": {Tool: "create_support_ticket", Key: "operation_key",
+			Probe: map[string]any{"tool": "ticket_stats", "field": "executions"}},
+		"lookup": {Tool: "lookup_ticket"},
+	}}
 	cfg := &Config{Targets: []*Manifest{m}}
 	tool := func(name string, ann map[string]any) map[string]any {
 		return map[string]any{"name": name, "annotations": ann}

@@ -16,55 +16,55 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-var (
-	checkReissue = register(&Check{
-		ID:    "RECONNECT-REISSUE",
-		Title: "after a cut stream, a re-issued request with a new id succeeds and the tool list is unchanged",
-		How: "Calls the slow role with the proxy set to cut its response stream right after the first progress, then re-issues " +
-			"the call with a new id and token (as a client must) and expects a result; tools/list before and after must name " +
-			"the same tools. No sentence binds the server here: the check is mcp-conform's reading (WARN at most).",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
-				Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server serves the re-issued request (the cut one is not a lock on the tool) and lists the same tools."},
-				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx", Source: reports.SourceReading,
-				Clause: "\"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID\" — so, in mcp-conform's reading, the server serves the re-issued request and lists the same tools."}},
-		),
-		Transports: []string{"http"},
-		Roles:      []string{"slow"},
-	})
-	checkResume = register(&Check{
-		ID:    "RECONNECT-RESUME",
-		Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
-		How: "In a 2025 session, runs two slow calls at once, disconnects the first after its first progress, and resumes it " +
-			"with GET + Last-Event-ID after the retry interval the stream gave (else 200 ms; a 409 is retried). Every replayed message must belong to the first call, none may repeat an event " +
-			"already received (FAIL). The second call is the uninterrupted control of the same role: when it succeeded and the " +
-			"resumed call ended in an error, the disconnect was taken for a cancellation (SHOULD NOT: WARN), whatever a probe " +
-			"says. A server that sends no event ids does not support resumption: SKIP.",
-		Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
-			Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point. The server MUST NOT replay messages that would have been delivered on a different stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+var checkReissue = register(&Check{
+	ID:    "RECONNECT-REISSUE",
+	Title: "after a cut stream, a re-issued request with a new id succeeds and the tool list is unchanged",
+	How: "Calls the slow role with the proxy set to cut its response stream right after the first progress, then re-issues " +
+		"the call with a new id and token (as a client must) and expects a result; tools/list before and after must name " +
+		"the same tools. No sentence binds the server here: the check is mcp-conform's reading (WARN at most).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
+			Clause: "mcp-conform's reading: a client that lost its stream reconnects and re-issues; the server serves the re-issued request (the cut one is not a lock on the tool) and lists the same tools."},
 			legacyVersions...),
-		Transports: []string{"http"},
-		Roles:      []string{"slow"},
-	})
-	checkResumeLive = register(&Check{
-		ID:    "RECONNECT-RESUME-LIVE",
-		Title: "a resumed stream goes on with live events and ends after the final response",
-		How: "As RECONNECT-RESUME (resuming as a client does: after the stream's retry interval or a 200 ms backoff, again on HTTP 409); the resumed stream must then carry the first call's later progress and its response, and end. " +
-			"A resumed call that ended in an error while the uninterrupted control call of the same role succeeded means the " +
-			"disconnect was taken for a cancellation (SHOULD NOT): WARN.",
-		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
-				"2025-11-25"),
-			sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
-				Clause: "The SSE stream SHOULD eventually include JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
-				"2025-06-18"),
-		),
-		Transports: []string{"http"},
-		Roles:      []string{"slow"},
-	})
-)
+		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx", Source: reports.SourceReading,
+			Clause: "\"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID\" — so, in mcp-conform's reading, the server serves the re-issued request and lists the same tools."}},
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
+
+var checkResume = register(&Check{
+	ID:    "RECONNECT-RESUME",
+	Title: "a Last-Event-ID resume replays only the disconnected stream, without duplicates",
+	How: "In a 2025 session, runs two slow calls at once, disconnects the first after its first progress, and resumes it " +
+		"with GET + Last-Event-ID after the retry interval the stream gave (else 200 ms; a 409 is retried). Every replayed message must belong to the first call, none may repeat an event " +
+		"already received (FAIL). The second call is the uninterrupted control of the same role: when it succeeded and the " +
+		"resumed call ended in an error, the disconnect was taken for a cancellation (SHOULD NOT: WARN), whatever a probe " +
+		"says. A server that sends no event ids does not support resumption: SKIP.",
+	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
+		Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point. The server MUST NOT replay messages that would have been delivered on a different stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+		legacyVersions...),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
+
+var checkResumeLive = register(&Check{
+	ID:    "RECONNECT-RESUME-LIVE",
+	Title: "a resumed stream goes on with live events and ends after the final response",
+	How: "As RECONNECT-RESUME (resuming as a client does: after the stream's retry interval or a 200 ms backoff, again on HTTP 409); the resumed stream must then carry the first call's later progress and its response, and end. " +
+		"A resumed call that ended in an error while the uninterrupted control call of the same role succeeded means the " +
+		"disconnect was taken for a cancellation (SHOULD NOT): WARN.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+			Clause: "The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+			"2025-11-25"),
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+			Clause: "The SSE stream SHOULD eventually include JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
+			"2025-06-18"),
+	),
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+})
 
 func registerHTTPReconnect() {
 	ginkgo.Describe("RECONNECT", ginkgo.Label("area:reconnect"), func() {
@@ -83,10 +83,10 @@ func resume(h *H, live bool) {
 	idB, tokB := jsonrpc.StringID("resume-b"), jsonrpc.StringID("resume-b-token")
 	a := c.StartRole("slow", idA, tokA, nil)
 	b := c.StartRole("slow", idB, tokB, nil)
-	c.firstProgress(a, tokA)
+	c.FirstProgress(a, tokA)
 	// Both streams have events before the disconnect, so a server that
 	// replays across streams has something to replay.
-	c.firstProgress(b, tokB)
+	c.FirstProgress(b, tokB)
 	seen := map[string]bool{}
 	last := ""
 	wait := reissueBackoff
@@ -103,7 +103,7 @@ func resume(h *H, live bool) {
 		h.Skip("the server sent no SSE event ids: it does not support resumption (allowed)")
 	}
 	a.Close()
-	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().CallTimeout)
 	defer cancel()
 	g := resumeGET(ctx, h, c, last, wait)
 	if g.Status() == http.StatusMethodNotAllowed || g.Status() == http.StatusNotFound {
@@ -113,11 +113,11 @@ func resume(h *H, live bool) {
 	// first has too, and a live resumed stream has carried its response.
 	// It is also the uninterrupted control call of the same role.
 	control := c.Await(b, "the second call")
-	_, respOnGET := c.WaitEvent(g, h.cfg.OpTimeout, isReplyTo(idA))
-	ended := waitEnded(ctx, g, h.cfg.OpTimeout)
+	_, respOnGET := c.WaitEvent(g, h.Cfg().OpTimeout, isReplyTo(idA))
+	ended := waitEnded(ctx, g, h.Cfg().OpTimeout)
 	g.Close()
 	if live && respOnGET && !ended {
-		h.Failf("the resumed stream carried the response but did not end within %s", h.cfg.OpTimeout)
+		h.Failf("the resumed stream carried the response but did not end within %s", h.Cfg().OpTimeout)
 	}
 	var gotResponse bool
 	var resumed []byte
@@ -168,7 +168,7 @@ func resumeGET(ctx context.Context, h *H, c *HConn, last string, wait time.Durat
 		wait = maxResumeWait
 	}
 	for attempt := 0; ; attempt++ {
-		h.sleep(wait)
+		h.Sleep(wait)
 		g, err := c.W.OpenGET(ctx, last)
 		if err != nil {
 			h.Failf("GET with Last-Event-ID %q failed: %v", last, err)
@@ -233,13 +233,13 @@ func describeEvents(evs []clients.StreamEvent) string {
 // cut: the first step of a client's reconnect backoff.
 const reissueBackoff = 200 * time.Millisecond
 
-// toolNames lists the names tools/list returns, sorted.
-func (c *HConn) toolNames() []string {
-	ctx, cancel := c.h.op()
+// listedToolNames lists the names tools/list returns, sorted.
+func listedToolNames(h *H, c *HConn) []string {
+	ctx, cancel := h.Op()
 	defer cancel()
 	m, err := c.W.Call(ctx, "tools/list", nil)
 	if err != nil || m.Env.Kind != jsonrpc.Response {
-		c.h.failServer("tools/list failed: %v %s%s", err, m.Raw, c.exitHint())
+		h.FailServer("tools/list failed: %v %s%s", err, m.Raw, c.ExitHint())
 	}
 	var res struct {
 		Result struct {
@@ -247,7 +247,7 @@ func (c *HConn) toolNames() []string {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(m.Raw, &res); err != nil {
-		c.h.Failf("tools/list answered %s", m.Raw)
+		h.Failf("tools/list answered %s", m.Raw)
 	}
 	var names []string
 	for _, t := range res.Result.Tools {
@@ -265,13 +265,13 @@ func reissue(h *H) {
 		Times: 1,
 		Fault: faultproxy.Cut{Deliver: true},
 	})
-	before := c.toolNames()
+	before := listedToolNames(h, c)
 	call := c.StartRole("slow", jsonrpc.StringID("reissue-1"), token, nil)
-	c.firstProgress(call, token)
-	ctx, cancel := h.op()
+	c.FirstProgress(call, token)
+	ctx, cancel := h.Op()
 	defer cancel()
-	if !waitEnded(ctx, call, h.cfg.OpTimeout) {
-		h.Errorf("the proxy's cut did not end the stream within %s", h.cfg.OpTimeout)
+	if !waitEnded(ctx, call, h.Cfg().OpTimeout) {
+		h.Errorf("the proxy's cut did not end the stream within %s", h.Cfg().OpTimeout)
 	}
 	if m, ok := call.Response(); ok {
 		h.Errorf("the cut stream still carried the response %s: the cut came too late", m.Raw)
@@ -281,7 +281,7 @@ func reissue(h *H) {
 	t := time.NewTimer(reissueBackoff)
 	select {
 	case <-t.C:
-	case <-h.ctx.Done():
+	case <-h.Ctx().Done():
 		t.Stop()
 		h.Errorf("interrupted")
 	}
@@ -296,7 +296,7 @@ func reissue(h *H) {
 	if m.Env.Kind != jsonrpc.Response || res.Result.IsError {
 		h.Failf("the re-issued request failed: %s", m.Raw)
 	}
-	after := c.toolNames()
+	after := listedToolNames(h, c)
 	if !slices.Equal(before, after) {
 		h.Failf("tools/list changed across the reconnect: %v, then %v", before, after)
 	}

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // target. It is the runner's hook to plan one target per version the
 // server accepts.
 func AcceptsVersions(ctx context.Context, cfg *Config, target *Manifest, versions []string) []error {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
 	errs := make([]error, len(versions))
@@ -37,7 +37,7 @@ func AcceptsVersions(ctx context.Context, cfg *Config, target *Manifest, version
 				negotiate(i, func(t *Manifest) error {
 					c, err := startConn(ctx, cfg, t, nil, clients.Session{}, nil)
 					if err == nil {
-						c.close()
+						c.Close()
 					}
 					return err
 				})
@@ -62,7 +62,7 @@ func AcceptsVersions(ctx context.Context, cfg *Config, target *Manifest, version
 		wg.Go(func() {
 			negotiate(i, func(tv *Manifest) error {
 				tv.URL = endpoint
-				w := clients.NewHTTPWire(endpoint, clients.HTTPOptions{ClientName: "mcp-conform"})
+				w := clients.NewHTTPWire(endpoint, directHTTPOptions(cfg, t))
 				defer w.Close()
 				return settle(ctx, w, cfg, tv, clients.Session{})
 			})

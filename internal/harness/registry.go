@@ -1,11 +1,13 @@
-// Package suites holds the conformance checks of mcp-conform as Ginkgo specs,
-// the registry that describes each check (id, level, clause, versions,
-// transports, roles), and the harness that runs a check against a target
-// through the fault proxy and turns what happened into a verdict.
+// Package harness runs mcp-conform's checks: the registry that describes
+// each check (id, level, clause, versions, transports, roles), the target
+// manifests and run configuration, the connections to a target through the
+// fault proxy (stdio, Streamable HTTP, WebSocket), the target's processes,
+// ports and private directories, and H, which a check body uses and which
+// turns what happened into a verdict and a transcript.
 //
-// The same specs run in-process from `mcp-conform run` and under
-// `ginkgo -r suites -- --stdio "…"`.
-package suites
+// The checks themselves (the catalog) are in package suites; this package
+// knows none of them.
+package harness
 
 import (
 	"fmt"
@@ -181,14 +183,14 @@ func (c *Check) Labels(transport string) []string {
 
 var catalog []*Check
 
-// register adds a check to the catalog; ids must be unique.
-func register(c *Check) *Check {
+// Register adds a check to the catalog; ids must be unique. Every check
+// file of the catalog (package suites) registers its checks at init.
+func Register(c *Check) *Check {
 	for _, o := range catalog {
 		if o.ID == c.ID {
 			panic(fmt.Sprintf("suites: check %s registered twice", c.ID))
 		}
 	}
-	applyExistingClauses(c)
 	catalog = append(catalog, c)
 	return c
 }
@@ -204,30 +206,4 @@ func Lookup(id string) (*Check, bool) {
 		}
 	}
 	return nil, false
-}
-
-// sameRule gives one rule to every listed version.
-func sameRule(r Rule, versions ...string) map[string]Rule {
-	m := make(map[string]Rule, len(versions))
-	for _, v := range versions {
-		rr := r
-		rr.Spec = strings.ReplaceAll(r.Spec, "VERSION", v)
-		rr.Also = nil
-		for _, a := range r.Also {
-			rr.Also = append(rr.Also, strings.ReplaceAll(a, "VERSION", v))
-		}
-		m[v] = rr
-	}
-	return m
-}
-
-// merge joins rule maps.
-func merge(ms ...map[string]Rule) map[string]Rule {
-	out := map[string]Rule{}
-	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"encoding/json"
@@ -133,8 +133,10 @@ type failRecorder struct{ failed bool }
 func (f *failRecorder) Fail() { f.failed = true }
 
 // Run runs the selected checks in this process against cfg's target and
-// returns the report. It may be called once per process.
-func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
+// returns the report. define declares every check's Ginkgo specs (the
+// catalog's Register); it is called once per process. Run may be called
+// once per process.
+func Run(cfg *Config, opts RunOptions, define func()) (*reports.Report, error) {
 	selected, err := Selected(opts)
 	if err != nil {
 		return nil, err
@@ -151,8 +153,8 @@ func Run(cfg *Config, opts RunOptions) (*reports.Report, error) {
 			opts.OnResult(done, total, c)
 		}
 	})
-	registerOnce.Do(Register)
-	setSchemaOn(selectsPassive(opts, checkSchemaValid))
+	registerOnce.Do(define)
+	setSchemaOn(schemaCheck != nil && selectsPassive(opts, schemaCheck))
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
@@ -278,7 +280,7 @@ func readCheckEntry(v types.ReportEntryValue) (checkEntry, error) {
 }
 
 func buildReport(cfg *Config, toolVersion string, started time.Time, res []reports.Check, version string) *reports.Report {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	order := map[string]int{}
 	for i, c := range catalog {
 		order[c.ID] = i

@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"fmt"

@@ -1,0 +1,201 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/auth"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+)
+
+// HConn is one connection to an HTTP target: the server process (when the
+// manifest starts one), the fault proxy in front of it, and the HTTP wire
+// client talking to the proxy.
+type HConn struct {
+	Proc  *faultproxy.Process
+	Proxy *faultproxy.HTTP
+	W     *clients.HTTPWire
+	// Upstream is the server's own endpoint URL, behind the proxy.
+	Upstream string
+	h        *H
+	// cleanup removes what the connection alone needed.
+	cleanup func()
+}
+
+// ConnectHTTP starts the HTTP target (when it has a command) behind a new
+// fault proxy with rules installed before the first message, and
+// negotiates the run's version.
+func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	c, err := startHTTPConn(ctx, h.cfg, h.target, rules, h.session, h)
+	if err != nil {
+		h.Errorf("start target: %v", err)
+	}
+	return c
+}
+
+// directHTTPOptions are the options of a wire that reaches target's
+// endpoint itself, not through a proxy (the version probes): its client
+// adds the run's credentials to every request.
+func directHTTPOptions(cfg *Config, target *Manifest) clients.HTTPOptions {
+	hc := clients.NewHTTPClient()
+	hc.Transport = cfg.CredentialsFor(target).Transport(hc.Transport)
+	return clients.HTTPOptions{ClientName: "mcp-conform", Client: hc}
+}
+
+func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*HConn, error) {
+	tr := faultproxy.NewTranscript(nil)
+	target, cleanup, err := expandTarget(target, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &HConn{h: h, cleanup: cleanup}
+	proc, endpoint, err := startTargetProcess(ctx, cfg, target, tr)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	c.Proc = proc
+	rs := faultproxy.NewRulesSeed(cfg.Seed)
+	if err := rs.Set(rules...); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("install rules: %w", err)
+	}
+	c.Upstream = endpoint
+	// The proxy is the one place every request of a check reaches the
+	// server through (its wires, second sessions, raw POSTs): it adds the
+	// run's credentials to each (auth.Credentials.Apply), so no check
+	// body handles one; the transcript records the request as the check
+	// sent it.
+	creds := cfg.CredentialsFor(target)
+	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr, Redact: creds.Names(),
+		Authorize: func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }}
+	if c.Proc != nil {
+		po.Signal = c.Proc.Signal
+	}
+	c.Proxy, err = faultproxy.StartHTTP(context.Background(), po)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.W = clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
+	if h != nil {
+		h.hconns = append(h.hconns, c)
+	}
+	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
+		err = startHint(err, c.ExitHint)
+		if h == nil {
+			c.Close()
+			return nil, withTranscript(err, tr)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *HConn) ExitHint() string {
+	if c.Proc == nil {
+		return ""
+	}
+	t := time.NewTimer(300 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-c.Proc.Exited():
+		return fmt.Sprintf(" (server %v)", c.Proc.ExitErr())
+	case <-t.C:
+		return ""
+	}
+}
+
+func (c *HConn) Close() {
+	if c.W != nil {
+		_ = c.W.Close()
+	}
+	if c.Proxy != nil {
+		_ = c.Proxy.Close()
+	}
+	if c.Proc != nil {
+		c.Proc.Close(2 * time.Second)
+	}
+	if c.cleanup != nil {
+		c.cleanup()
+	}
+}
+
+// StartRole starts a tools/call of the role's tool with an explicit id and,
+// when token is not nil, a progress token; extra arguments are merged.
+func (c *HConn) StartRole(role string, id jsonrpc.ID, token any, extra map[string]any) *clients.HTTPCall {
+	r := c.h.Role(role)
+	args := map[string]any{}
+	for k, v := range r.Arguments {
+		args[k] = v
+	}
+	for k, v := range extra {
+		args[k] = v
+	}
+	params := map[string]any{"name": r.Tool, "arguments": args}
+	if token != nil {
+		params = c.W.ProgressParams(token, params)
+	}
+	ctx, cancel := context.WithTimeout(c.h.ctx, c.h.cfg.CallTimeout)
+	defer cancel()
+	call, err := c.W.Start(c.h.ctx, id, "tools/call", params)
+	_ = ctx
+	if err != nil {
+		c.h.Failf("tools/call %s: %v%s", r.Tool, err, c.ExitHint())
+	}
+	return call
+}
+
+// Await waits for the reply to call within the call timeout.
+func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
+	ctx, cancel := context.WithTimeout(c.h.ctx, c.h.cfg.CallTimeout)
+	defer cancel()
+	m, err := call.Wait(ctx)
+	if err != nil {
+		c.h.Failf("%s: no response for id %s: %v%s", what, call.ID(), err, c.ExitHint())
+	}
+	return m
+}
+
+// Ping sends the era's barrier request (ping, or server/discover in
+// 2026-07-28) and waits for its answer.
+func (c *HConn) Ping(why string) clients.Message {
+	ctx, cancel := c.h.Op()
+	defer cancel()
+	method := BarrierMethod(c.W.Session())
+	m, err := c.W.Call(ctx, method, nil)
+	if err != nil {
+		c.h.FailServer("server did not answer %s %s: %v%s", method, why, err, c.ExitHint())
+	}
+	if m.Env.Kind != jsonrpc.Response {
+		c.h.FailServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
+	}
+	return m
+}
+
+// H is the harness the connection belongs to (nil outside a check).
+func (c *HConn) H() *H { return c.h }
+
+// SecondSession opens a second, independent HTTP session (its own
+// negotiation) through the connection's proxy.
+func (h *H) SecondSession(c *HConn) *clients.HTTPWire {
+	w := clients.NewHTTPWire(c.Proxy.URL(), clients.HTTPOptions{ClientName: "mcp-conform"})
+	h.extra = append(h.extra, func() { _ = w.Close() })
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	if err := settle(ctx, w, h.cfg, h.target, h.session); err != nil {
+		h.FailServer("second session: %v%s", err, c.ExitHint())
+	}
+	return w
+}
+
+// DialHTTP is Dial for a Streamable HTTP target.
+func DialHTTP(ctx context.Context, cfg *Config, target *Manifest, rules ...faultproxy.Rule) (*HConn, error) {
+	return startHTTPConn(ctx, cfg, target, rules, clients.Session{}, nil)
+}
