@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,6 +90,17 @@ var mutantCases = []mutantCase{
 	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
 		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED"}},
 	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "late-cancel-answered", want: reports.Fail, evidence: "replied to the late cancellation"},
+	{mutant: "late-cancel-answered", spec: "2025-06-18", want: reports.Fail, evidence: "replied to the late cancellation"},
+	// SCHEMA-VALID sees every message of every check: a result that lacks
+	// a required member, a notification with an id.
+	{mutant: "schema-invalid-result", want: reports.Fail, evidence: "missing property 'ttlMs'"},
+	{mutant: "schema-invalid-result", spec: "2025-11-25", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "schema-invalid-result", spec: "2025-06-18", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "notification-with-id", want: reports.Fail, evidence: "carries an id"},
+	{mutant: "notification-with-id", spec: "2025-11-25", want: reports.Fail, evidence: "carries an id"},
+	{mutant: "ping-not-empty", spec: "2025-11-25", want: reports.Fail, evidence: "not empty"},
+	{mutant: "ping-not-empty", spec: "2025-06-18", want: reports.Fail, evidence: "not empty"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
@@ -276,8 +288,19 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			t.Errorf("mutant %s has no case in this matrix", m.Name)
 		}
 	}
+	cases := mutantCases
+	if only := os.Getenv("MCP_CONFORM_MATRIX_ONLY"); only != "" {
+		// A comma-separated list of mutants: run only their cases (the
+		// runs all start before the subtests, so -run alone saves none).
+		cases = nil
+		for _, tc := range mutantCases {
+			if slices.Contains(strings.Split(only, ","), tc.mutant) {
+				cases = append(cases, tc)
+			}
+		}
+	}
 	var argLists [][]string
-	for _, tc := range mutantCases {
+	for _, tc := range cases {
 		args := []string{"run", "-q", "--mutant", tc.mutant}
 		if tc.spec != "" {
 			args = append(args, "--spec", tc.spec)
@@ -293,7 +316,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	// The runs (of the binary built without -race) all start here, a few
 	// at a time; each subtest waits for its own and asserts on it.
 	runOf := startFast(t, runLimit, argLists)
-	for i, tc := range mutantCases {
+	for i, tc := range cases {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
 			r := runOf(t, i)
 			breaks := breaksOf(t, tc.mutant)
