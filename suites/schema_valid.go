@@ -33,7 +33,7 @@ var checkSchemaValid = register(&Check{
 		"is validated against the vendored schema.json of the version that check negotiated (requests and notifications " +
 		"by their method, results by the method of the request they answer, errors by their code), and against the JSON-RPC rules " +
 		"the schema leaves out (result xor error, an integer code with a message, no id on a notification, the reserved " +
-		"codes of 2026-07-28). Each offending message is listed with the check it came from, its JSON pointer and the " +
+		"codes of 2026-07-28). The answer to a client's batch is left to ROBUST-BATCH-REJECTED. Each offending message is listed with the check it came from, its JSON pointer and the " +
 		"schema's complaint, and marked in that check's transcript. A SHOULD NOT rule alone (a code of the " +
 		"-32000..-32019 range in 2026-07-28) WARNs.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: indexPage,
@@ -115,12 +115,14 @@ type schemaWalk struct {
 	byStream map[string]map[jsonrpc.ID]schema.Request
 	// status is the last HTTP status of each stream.
 	status map[string]int
-	run    *schemaRun
+	// batch marks the streams ("" on stdio) the client sent a batch on.
+	batch map[string]bool
+	run   *schemaRun
 }
 
 func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
 	return &schemaWalk{v: v, conn: conn, run: run, byID: map[jsonrpc.ID][]schema.Request{},
-		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}}
+		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}, batch: map[string]bool{}}
 }
 
 // see takes one transcript entry and its report form; it returns a note
@@ -147,6 +149,9 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 		raw = []byte(ev.Data)
 	}
 	if e.Dir == faultproxy.ClientToServer {
+		if isArray(raw) {
+			w.batch[e.Stream] = true
+		}
 		if id, req, ok := schema.RequestOf(raw); ok && !id.IsZero() {
 			w.byID[id] = append(w.byID[id], req)
 			if e.Stream != "" {
@@ -171,6 +176,12 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 			}
 			raw = withNullID(raw)
 		}
+	}
+	if isArray(raw) && w.batch[e.Stream] {
+		// The answer to a client's batch, which is no MCP message either
+		// (batching was removed in 2025-06-18): ROBUST-BATCH-REJECTED
+		// judges how a server treats that input, not this check.
+		return reports.Entry{}, false
 	}
 	w.run.Messages++
 	o := w.validate(e, raw)
@@ -244,6 +255,12 @@ func withNullID(raw []byte) []byte {
 		return raw
 	}
 	return b
+}
+
+// isArray reports whether raw is a JSON array.
+func isArray(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '['
 }
 
 // looksJSONRPC reports whether raw is a JSON object with a jsonrpc member.
