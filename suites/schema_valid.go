@@ -24,7 +24,7 @@ var checkSchemaValid = harness.SchemaCheck(register(&Check{
 		"is validated against the vendored schema.json of the version that check negotiated (requests and notifications " +
 		"by their method, results by the method of the request they answer, errors by their code), and against the JSON-RPC rules " +
 		"the schema leaves out (result xor error, an integer code with a message, no id on a notification, the reserved " +
-		"codes of 2026-07-28). Each offending message is listed with the check it came from, its JSON pointer and the " +
+		"codes of 2026-07-28). The answer to a client's batch is left to ROBUST-BATCH-REJECTED. Each offending message is listed with the check it came from, its JSON pointer and the " +
 		"schema's complaint, and marked in that check's transcript. A SHOULD NOT rule alone (a code of the " +
 		"-32000..-32019 range in 2026-07-28) WARNs.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: indexPage,

@@ -182,7 +182,8 @@ var mutantCases = []mutantCase{
 	{mutant: "task-cancel-terminal-accepted", want: reports.Warn, evidence: `tasks/get said "cancelled"`},
 	{mutant: "task-cancel-terminal-accepted", spec: "2025-11-25", want: reports.Fail, evidence: "want the error -32602"},
 	{mutant: "task-no-ttl", want: reports.Warn, evidence: "carries no valid ttlMs"},
-	{mutant: "task-no-ttl", spec: "2025-11-25", want: reports.Fail, evidence: "carries no valid ttl "},
+	// The 2025-11-25 schema's Task requires ttl: SCHEMA-VALID sees it too.
+	{mutant: "task-no-ttl", spec: "2025-11-25", want: reports.Fail, evidence: "carries no valid ttl ", also: []string{"SCHEMA-VALID"}},
 	// A task lost over HTTP fails every TASK check there (they all poll it);
 	// on stdio the same checks pass: mayAlso, as also is transport-blind.
 	{mutant: "task-lost-on-disconnect", want: reports.Warn, evidence: "after the connection that created it closed",
