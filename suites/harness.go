@@ -47,8 +47,7 @@ const TmpDirPlaceholder = harness.TmpDirPlaceholder
 const AllVersions = harness.AllVersions
 
 var (
-	register = harness.Register
-	define   = harness.Define
+	define = harness.Define
 
 	// Catalog returns every check, in declaration order.
 	Catalog = harness.Catalog

@@ -25,4 +25,5 @@ func Register() {
 	registerRobustInput()
 	registerSecurity()
 	registerSecurityAuth()
+	registerLifecycle()
 }

@@ -58,8 +58,9 @@ stands between the harness and the server (stdio, Streamable HTTP or WebSocket, 
 the 2025-06-18, 2025-11-25 and 2026-07-28 versions): it drops, delays, holds,
 duplicates and injects messages, throttles and cuts streams, and kills or pauses
 the server, while the checks judge what the server does: CANCEL, PROGRESS,
-TIMEOUT, IDEM (idempotent retries), FLOW, SSE, RECONNECT, SESSION, TASK, ROBUST
-and SECURITY. Each verdict is PASS, FAIL (a broken MUST), WARN (a broken SHOULD),
+TIMEOUT, IDEM (idempotent retries), FLOW, SSE, RECONNECT, SESSION, TASK, ROBUST,
+SECURITY and LIFECYCLE, and SCHEMA (every message the server sends, against the
+negotiated version's schema). Each verdict is PASS, FAIL (a broken MUST), WARN (a broken SHOULD),
 SKIP (with the reason) or ERROR (the harness could not run the check), with the
 clause it enforces and the transcript that shows why.
 
@@ -69,7 +70,8 @@ and Markdown reports; its exit code is a CI gate (0 no FAIL, 1 a MUST failed,
 play each role (slow, probe, mutation ...); without one, the checks that need a
 role SKIP. With no target, "mcp-conform run" checks the built-in reference server.
 "mcp-conform proxy" runs the fault proxy alone, "review" prints each tool's retry
-class, "herd" measures a reconnect herd, "summary" turns a JSON report into the
+class, "coverage" shows which clauses of the specification the checks cover,
+"herd" measures a reconnect herd, "summary" turns a JSON report into the
 Markdown summary and GitHub annotations the Action shows.`,
 		Example: `  mcp-conform run
   mcp-conform run --stdio "npx -y @modelcontextprotocol/server-everything" --json report.json
@@ -85,6 +87,7 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
+	root.AddCommand(newCoverageCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newHerdCmd())
 	root.AddCommand(newVersionCmd(), newSummaryCmd())

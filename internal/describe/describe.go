@@ -96,7 +96,7 @@ func compactWhere(c *suites.Check, where []string) []string {
 func Explain(w io.Writer, c *suites.Check) {
 	fmt.Fprintf(w, "%s — %s\n\n", c.ID, c.Title)
 	fmt.Fprintf(w, "How it is checked:\n  %s\n\n", c.How)
-	fmt.Fprintf(w, "Transports: %s    Roles needed: %s\n\n", strings.Join(c.Transports, ", "), orDash(strings.Join(c.Roles, ", ")))
+	fmt.Fprintf(w, "Transports: %s    Roles needed: %s    Clauses: %s\n\n", strings.Join(c.Transports, ", "), orDash(strings.Join(c.Roles, ", ")), orDash(strings.Join(c.Clauses, ", ")))
 	for _, g := range groupRules(c.AllRules()) {
 		src := g.rule.SourceOf().Describe(g.versions[0])
 		if len(g.versions) > 1 && g.rule.SourceOf() == "spec" {

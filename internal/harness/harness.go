@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/internal/schema"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -36,6 +37,10 @@ type H struct {
 	// extra are connections a check opened besides conns and hconns (a
 	// second HTTP session), closed with them.
 	extra []func()
+	// schemaRun and schemaV are SCHEMA-VALID's walk of the check's
+	// transcripts (schema_valid.go).
+	schemaRun *schemaRun
+	schemaV   *schema.Validator
 }
 
 // Define declares the Ginkgo specs of a check, one per target it applies
@@ -81,7 +86,7 @@ func targetsFor(cfg *Config, c *Check) []*Manifest {
 func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) {
 	cfg := config()
 	start := time.Now()
-	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Transport: target.Transport}
+	res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Transport: target.Transport, Clauses: slices.Clone(c.Clauses)}
 	h := &H{ctx: ctx, check: c, cfg: cfg, target: target}
 	v := h.run(body)
 	if ctx.Err() != nil && v.status != reports.Skip {
@@ -145,6 +150,7 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		_ = os.RemoveAll(h.tmp)
 	}
 	res.Transcript = h.transcript()
+	h.recordSchemaRun()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	// No secret of the run leaves the harness in a result: the reason may
 	// quote what the server said (the transcript is scrubbed entry by
@@ -158,7 +164,7 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 		cb(res)
 	}
 	ginkgo.AddReportEntry("mcp-conform", fmt.Sprintf("%s %s", res.Status, res.Reason))
-	ginkgo.AddReportEntry(resultEntry, checkEntry{Check: res, Version: h.session.Version}, ginkgo.ReportEntryVisibilityNever)
+	ginkgo.AddReportEntry(resultEntry, checkEntry{Check: res, Version: h.session.Version, Schema: h.schemaRun}, ginkgo.ReportEntryVisibilityNever)
 	switch res.Status {
 	case reports.Fail:
 		ginkgo.Fail(fmt.Sprintf("FAIL (%s): %s", res.Level, res.Reason))

@@ -84,6 +84,17 @@ type Check struct {
 	Transports []string
 	// Roles the target manifest must declare.
 	Roles []string
+	// Clauses are the docs/CLAUSES.md ids the check enforces ("tr#29");
+	// the JSON report lists them per check and `mcp-conform coverage`
+	// reads them (see clauses.go).
+	Clauses []string
+	// Limits marks declared clauses the check sees only in part (clause id
+	// → what it does not see); coverage counts them as partial.
+	Limits map[string]string
+	// Passive marks a check with no spec of its own: it judges what the
+	// other checks' connections carried (SCHEMA-VALID), and its results are
+	// made when the report is built.
+	Passive bool
 }
 
 // Area is the part of the id before the first dash.

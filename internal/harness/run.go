@@ -67,6 +67,9 @@ func Selected(opts RunOptions) ([]*Check, error) {
 	}
 	var out []*Check
 	for _, c := range catalog {
+		if c.Passive {
+			continue // no spec of its own: see selectsPassive
+		}
 		if !slices.ContainsFunc(c.Transports, func(t string) bool { return filter(c.Labels(t)) }) {
 			continue
 		}
@@ -78,6 +81,21 @@ func Selected(opts RunOptions) ([]*Check, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// selectsPassive reports whether the options select passive check c
+// (SCHEMA-VALID), whose results are made from the other checks' runs.
+func selectsPassive(opts RunOptions, c *Check) bool {
+	filter, err := labelFilter(opts)
+	if err != nil || !slices.ContainsFunc(c.Transports, func(t string) bool { return filter(c.Labels(t)) }) {
+		return false
+	}
+	for _, f := range opts.Focus {
+		if re, err := regexp.Compile(f); err == nil && re.MatchString(c.Area()+" "+c.ID+" "+c.Title) {
+			return true
+		}
+	}
+	return len(opts.Focus) == 0
 }
 
 // labelFilter compiles the options' --label-filter (nil: everything).
@@ -136,6 +154,7 @@ func Run(cfg *Config, opts RunOptions, define func()) (*reports.Report, error) {
 		}
 	})
 	registerOnce.Do(define)
+	setSchemaOn(schemaCheck != nil && selectsPassive(opts, schemaCheck))
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
@@ -175,7 +194,7 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 				ran[c.ID+"/"+t.Transport]--
 				continue
 			}
-			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport, ProtocolVersion: t.Spec,
+			res := reports.Check{ID: c.ID, Title: c.Title, Level: reports.Must, Status: reports.Error, Transport: t.Transport, ProtocolVersion: t.Spec, Clauses: slices.Clone(c.Clauses),
 				Reason: fmt.Sprintf("not run: the run ended before this check started (--budget %s ran out, or the run was interrupted)", budget)}
 			if vs := c.VersionsOn(t.Transport); len(vs) > 0 {
 				r, _ := c.RuleOn(t.Transport, vs[0])
@@ -191,7 +210,7 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 // BuildReport assembles the report of the checks recorded so far in this
 // process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
-	r := buildReport(cfg, toolVersion, started, Results(), NegotiatedVersion())
+	r := buildReport(cfg, toolVersion, started, append(Results(), schemaResults()...), NegotiatedVersion())
 	cfgMu.Lock()
 	tools := map[string][]map[string]any{}
 	for m, p := range probed {
@@ -210,6 +229,7 @@ func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Re
 // parallel process.
 func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*reports.Report, error) {
 	var res []reports.Check
+	var runs []schemaRun
 	version := ""
 	for _, sr := range gr.SpecReports {
 		for _, e := range sr.ReportEntries {
@@ -221,11 +241,15 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 				return nil, fmt.Errorf("read result of %s: %w", sr.FullText(), err)
 			}
 			res = append(res, ce.Check)
+			if ce.Schema != nil {
+				runs = append(runs, *ce.Schema)
+			}
 			if ce.Version != "" {
 				version = ce.Version
 			}
 		}
 	}
+	res = append(res, schemaResultsOf(runs)...)
 	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil
 }
 

@@ -38,6 +38,7 @@ func Configure(c *Config, onResult func(reports.Check)) {
 	probed = map[*Manifest]*probeResult{}
 	evidence = newRunEvidence()
 	results = nil
+	resetSchemaRuns()
 	onCheck = onResult
 }
 
@@ -140,4 +141,6 @@ const resultEntry = "mcp-conform-result"
 type checkEntry struct {
 	Check   reports.Check `json:"check"`
 	Version string        `json:"version"`
+	// Schema is SCHEMA-VALID's walk of the check's transcripts.
+	Schema *schemaRun `json:"schema,omitempty"`
 }

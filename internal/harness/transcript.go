@@ -27,8 +27,16 @@ func (h *H) transcript() []reports.Entry {
 		if len(trs) > 1 {
 			out = append(out, reports.Entry{Kind: "note", Text: fmt.Sprintf("connection %d", i+1)})
 		}
+		sw := h.schemaWalkFor(i + 1) // SCHEMA-VALID, passively (schema_valid.go)
 		for _, e := range tr.Entries() {
-			out = append(out, ReportEntry(e))
+			re := ReportEntry(e)
+			out = append(out, re)
+			if sw == nil {
+				continue
+			}
+			if mark, bad := sw.see(e, re); bad {
+				out = append(out, mark)
+			}
 		}
 	}
 	return out

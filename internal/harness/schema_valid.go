@@ -1,0 +1,369 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/internal/schema"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/sse"
+)
+
+// SCHEMA-VALID's machinery: every check's transcripts are walked when the
+// check ends and each server message validated against the negotiated
+// version's schema.json (internal/schema); one result per transport and
+// version is made when the report is built. The check itself (id, rules,
+// clauses) is the catalog's, named to the harness by SchemaCheck.
+
+// schemaCheck is the passive check the walks report as (nil: none is
+// registered, no message is validated).
+var schemaCheck *Check
+
+// SchemaCheck names c, a registered Passive check, as the one whose results
+// the harness makes from every other check's transcripts (SCHEMA-VALID).
+// It returns c.
+func SchemaCheck(c *Check) *Check {
+	if !c.Passive {
+		panic(fmt.Sprintf("harness: schema check %s is not Passive", c.ID))
+	}
+	schemaCheck = c
+	return c
+}
+
+// schemaRun is what SCHEMA-VALID learnt from one check run.
+type schemaRun struct {
+	Check     string          `json:"check"`
+	Transport string          `json:"transport"`
+	Version   string          `json:"version"`
+	Target    string          `json:"target,omitempty"`
+	Messages  int             `json:"messages"`
+	Findings  []schemaFinding `json:"findings,omitempty"`
+	// Err is set when the version's schema could not be loaded.
+	Err string `json:"err,omitempty"`
+}
+
+// schemaFinding is one offending message.
+type schemaFinding struct {
+	Conn       int             `json:"conn"`
+	Message    reports.Entry   `json:"message"`
+	Violations []string        `json:"violations"`
+	Must       bool            `json:"must"`
+	Against    string          `json:"against,omitempty"`
+	Method     string          `json:"method,omitempty"`
+	ID         json.RawMessage `json:"id,omitempty"`
+}
+
+var (
+	schemaMu   sync.Mutex
+	schemaRuns []schemaRun
+	// schemaOff is set when the run's options leave SCHEMA-VALID out
+	// (--focus on other checks): no message is validated.
+	schemaOff bool
+)
+
+func setSchemaOn(on bool) {
+	schemaMu.Lock()
+	schemaOff = !on
+	schemaMu.Unlock()
+}
+
+func schemaIsOn() bool {
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	return !schemaOff && schemaCheck != nil
+}
+
+// resetSchemaRuns forgets the runs of an earlier Configure.
+func resetSchemaRuns() {
+	schemaMu.Lock()
+	schemaRuns = nil
+	schemaMu.Unlock()
+}
+
+// schemaWalk validates the server's messages of one connection's
+// transcript, in order.
+type schemaWalk struct {
+	v    *schema.Validator
+	conn int
+	// byID holds the client's requests by id; byStream, over HTTP, the
+	// request each POST carried, by id (a response on POST#n answers a
+	// request of POST#n, whatever another session reused its id for).
+	byID     map[jsonrpc.ID][]schema.Request
+	byStream map[string]map[jsonrpc.ID]schema.Request
+	// status is the last HTTP status of each stream.
+	status map[string]int
+	// batch marks the streams ("" on stdio) the client sent a batch on.
+	batch map[string]bool
+	run   *schemaRun
+}
+
+func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
+	return &schemaWalk{v: v, conn: conn, run: run, byID: map[jsonrpc.ID][]schema.Request{},
+		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}, batch: map[string]bool{}}
+}
+
+// see takes one transcript entry and its report form; it returns a note
+// that marks the entry when the message breaks the schema.
+func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, bool) {
+	switch {
+	case e.Kind == faultproxy.EntryHTTP && e.HTTP != nil && e.Dir == faultproxy.ServerToClient:
+		w.status[e.Stream] = e.HTTP.Status
+		return reports.Entry{}, false
+	case e.Kind != faultproxy.EntryMessage:
+		return reports.Entry{}, false
+	case e.Dir == faultproxy.ServerToClient && e.Outcome == faultproxy.OutcomeInjected:
+		// The proxy's own message, not the server's.
+		return reports.Entry{}, false
+	}
+	raw := e.Raw
+	if e.Stream != "" && !strings.HasPrefix(e.Stream, "WS#") && !json.Valid(raw) {
+		// An SSE event: its data is the message; a comment or the
+		// priming event (an id and empty data) carries none.
+		ev, err := sse.NewReader(bytes.NewReader(raw), sse.Options{Lenient: true}).Next()
+		if err != nil || ev.IsComment || !ev.HasData || strings.TrimSpace(ev.Data) == "" {
+			return reports.Entry{}, false
+		}
+		raw = []byte(ev.Data)
+	}
+	if e.Dir == faultproxy.ClientToServer {
+		if isArray(raw) {
+			w.batch[e.Stream] = true
+		}
+		if id, req, ok := schema.RequestOf(raw); ok && !id.IsZero() {
+			w.byID[id] = append(w.byID[id], req)
+			if e.Stream != "" {
+				if w.byStream[e.Stream] == nil {
+					w.byStream[e.Stream] = map[jsonrpc.ID]schema.Request{}
+				}
+				w.byStream[e.Stream][id] = req
+			}
+		}
+		return reports.Entry{}, false
+	}
+	if e.Stream != "" && !strings.HasPrefix(e.Stream, "WS#") {
+		// Streamable HTTP: the body of an error status is free ("MAY
+		// comprise a JSON-RPC error response"); only a JSON-RPC message
+		// there is judged.
+		// The transports pages: "The HTTP response body MAY comprise a
+		// JSON-RPC error response that has no id" — its id is judged
+		// as the null id of JSON-RPC 2.0 section 5.
+		if st := w.status[e.Stream]; st >= 300 {
+			if !looksJSONRPC(raw) {
+				return reports.Entry{}, false
+			}
+			raw = withNullID(raw)
+		}
+	}
+	if isArray(raw) && w.batch[e.Stream] {
+		// The answer to a client's batch, which is no MCP message either
+		// (batching was removed in 2025-06-18): ROBUST-BATCH-REJECTED
+		// judges how a server treats that input, not this check.
+		return reports.Entry{}, false
+	}
+	w.run.Messages++
+	o := w.validate(e, raw)
+	if o.OK() {
+		return reports.Entry{}, false
+	}
+	f := schemaFinding{Conn: w.conn, Message: re, Against: o.Against, Method: o.Method}
+	if !o.ID.IsZero() {
+		f.ID = o.ID.Raw()
+	}
+	for _, v := range o.Violations {
+		f.Violations = append(f.Violations, v.String())
+		if v.Level == "" || strings.HasPrefix(v.Level, "MUST") {
+			f.Must = true
+		}
+	}
+	w.run.Findings = append(w.run.Findings, f)
+	return reports.Entry{AtMs: re.AtMs, Kind: "note", Seq: e.Seq, Stream: e.Stream,
+		Text: "SCHEMA-VALID: the message above breaks the " + w.v.Version() + " schema: " + strings.Join(f.Violations, "; ")}, true
+}
+
+// validate validates one server message. A response whose id the client
+// used for several requests (ROBUST-DUPLICATE-ID reuses an id in flight)
+// answers one of them: it is valid when it is valid for one.
+func (w *schemaWalk) validate(e faultproxy.Entry, raw []byte) schema.Outcome {
+	if r, ok := w.byStream[e.Stream][jsonrpc.IDFrom(idOf(raw))]; ok && e.Stream != "" {
+		return w.v.ValidateServerMessage(e.Seq, raw, func(jsonrpc.ID) (schema.Request, bool) { return r, true })
+	}
+	cands := w.byID[jsonrpc.IDFrom(idOf(raw))]
+	if len(cands) <= 1 {
+		return w.v.ValidateServerMessage(e.Seq, raw, func(id jsonrpc.ID) (schema.Request, bool) {
+			rs := w.byID[id]
+			if len(rs) == 0 {
+				return schema.Request{}, false
+			}
+			return rs[len(rs)-1], true
+		})
+	}
+	var last schema.Outcome
+	for i := len(cands) - 1; i >= 0; i-- {
+		r := cands[i]
+		last = w.v.ValidateServerMessage(e.Seq, raw, func(jsonrpc.ID) (schema.Request, bool) { return r, true })
+		if last.OK() {
+			return last
+		}
+	}
+	return last
+}
+
+// idOf is the raw id member of a message (nil when absent).
+func idOf(raw []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.ID
+}
+
+// withNullID gives an error response without an id the null id.
+func withNullID(raw []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if _, has := m["id"]; has || m["error"] == nil || m["result"] != nil {
+		return raw
+	}
+	m["id"] = json.RawMessage("null")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// isArray reports whether raw is a JSON array.
+func isArray(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '['
+}
+
+// looksJSONRPC reports whether raw is a JSON object with a jsonrpc member.
+func looksJSONRPC(raw []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	_, ok := m["jsonrpc"]
+	return ok
+}
+
+// schemaWalkFor starts the walk of connection conn of h, or nil when the
+// check never negotiated a version with a schema.
+func (h *H) schemaWalkFor(conn int) *schemaWalk {
+	if h.schemaRun == nil {
+		if h.session.Version == "" || h.check.Passive || !schemaIsOn() {
+			return nil
+		}
+		h.schemaRun = &schemaRun{Check: h.check.ID, Transport: h.target.Transport, Version: h.session.Version, Target: h.target.Name}
+		v, err := schema.For(h.session.Version)
+		if err != nil {
+			h.schemaRun.Err = err.Error()
+			return nil
+		}
+		h.schemaV = v
+	}
+	if h.schemaV == nil {
+		return nil
+	}
+	return newSchemaWalk(h.schemaV, conn, h.schemaRun)
+}
+
+// recordSchemaRun keeps what the walk of h's transcripts found.
+func (h *H) recordSchemaRun() {
+	if h.schemaRun == nil {
+		return
+	}
+	schemaMu.Lock()
+	schemaRuns = append(schemaRuns, *h.schemaRun)
+	schemaMu.Unlock()
+}
+
+// schemaResults makes the SCHEMA-VALID results of the runs recorded so far:
+// one per target transport and version a check ran in.
+func schemaResults() []reports.Check {
+	schemaMu.Lock()
+	runs := slices.Clone(schemaRuns)
+	schemaMu.Unlock()
+	return schemaResultsOf(runs)
+}
+
+func schemaResultsOf(runs []schemaRun) []reports.Check {
+	type key struct{ transport, version, target string }
+	var order []key
+	by := map[key][]schemaRun{}
+	for _, r := range runs {
+		k := key{r.Transport, r.Version, r.Target}
+		if _, seen := by[k]; !seen {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	c := schemaCheck
+	if c == nil {
+		return nil
+	}
+	var out []reports.Check
+	for _, k := range order {
+		rs := by[k]
+		rule, ok := c.RuleOn(k.transport, k.version)
+		if !ok {
+			continue
+		}
+		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
+			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: k.transport, ProtocolVersion: k.version, Status: reports.Pass}
+		messages, bad, must := 0, 0, false
+		var lines []string
+		for _, r := range rs {
+			messages += r.Messages
+			if r.Err != "" {
+				res.Status, res.Reason = reports.Error, fmt.Sprintf("no schema for %s: %s", k.version, r.Err)
+				break
+			}
+			for _, f := range r.Findings {
+				bad++
+				must = must || f.Must
+				what := "message"
+				if f.Method != "" {
+					what = f.Method + " message"
+				}
+				line := fmt.Sprintf("%s (connection %d): %s seq %d: %s", r.Check, f.Conn, what, f.Message.Seq, strings.Join(f.Violations, "; "))
+				lines = append(lines, line)
+				res.Transcript = append(res.Transcript, reports.Entry{Kind: "note", Text: "in " + r.Check + fmt.Sprintf(", connection %d:", f.Conn)}, f.Message,
+					reports.Entry{AtMs: f.Message.AtMs, Kind: "note", Seq: f.Message.Seq, Stream: f.Message.Stream, Text: "SCHEMA-VALID: " + strings.Join(f.Violations, "; ")})
+			}
+		}
+		if res.Status == reports.Error {
+			out = append(out, res)
+			continue
+		}
+		switch {
+		case bad == 0:
+			res.Reason = fmt.Sprintf("%d server messages of %d check runs valid against the %s schema", messages, len(rs), k.version)
+		default:
+			res.Status = reports.Fail
+			if !must {
+				res.Status, res.Level = reports.Warn, reports.Should
+			}
+			const show = 5
+			shown := lines
+			if len(shown) > show {
+				shown = shown[:show]
+			}
+			res.Reason = fmt.Sprintf("%d of %d server messages break the %s schema or a JSON-RPC rule: %s", bad, messages, k.version, strings.Join(shown, " | "))
+			if len(lines) > show {
+				res.Reason += fmt.Sprintf(" | ... and %d more (the transcript lists them all)", len(lines)-show)
+			}
+		}
+		out = append(out, res)
+	}
+	return out
+}

@@ -1,0 +1,45 @@
+package suites
+
+import (
+	"github.com/mcp-conform/mcp-conform/internal/harness"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// SCHEMA-VALID validates, passively, every message the server sent in
+// every other check against the negotiated version's schema.json
+// (internal/schema: compiled once per process): requests and notifications
+// by their method, results by the method of the request they answer, plus
+// the JSON-RPC rules the schema does not express (result xor error, error
+// code and message, no id on a notification, the 2026 reserved codes). It
+// starts no server: each check's transcript is walked when the check ends
+// (the offending message is marked there by a note), and one SCHEMA-VALID
+// result per transport and version is made when the report is built,
+// listing every offending message with the check it came from, its JSON
+// pointer and the complaint. The walk and the judgement are the harness's
+// (internal/harness/schema_valid.go): they read every check's connections.
+var checkSchemaValid = harness.SchemaCheck(register(&Check{
+	ID:    "SCHEMA-VALID",
+	Title: "every message the server sends is valid against the negotiated version's schema",
+	How: "Runs in no spec of its own: every message the server sent in every other check, on every transport, " +
+		"is validated against the vendored schema.json of the version that check negotiated (requests and notifications " +
+		"by their method, results by the method of the request they answer, errors by their code), and against the JSON-RPC rules " +
+		"the schema leaves out (result xor error, an integer code with a message, no id on a notification, the reserved " +
+		"codes of 2026-07-28). The answer to a client's batch is left to ROBUST-BATCH-REJECTED. Each offending message is listed with the check it came from, its JSON pointer and the " +
+		"schema's complaint, and marked in that check's transcript. A SHOULD NOT rule alone (a code of the " +
+		"-32000..-32019 range in 2026-07-28) WARNs.",
+	Rules: sameRule(Rule{Level: reports.Must, Spec: indexPage,
+		Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. [...] " +
+			"The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all " +
+			"protocol messages and structures. [...] Notifications MUST NOT include an ID."},
+		allVersions...),
+	Transports: []string{"stdio", "http", "websocket"},
+	Clauses:    []string{"basic#1", "basic#10", "basic#6", "basic#8", "basic#15", "basic#16", "basic#14"},
+	Limits: map[string]string{
+		"basic#6":  "validated in every message; no mutant sends both or neither yet",
+		"basic#8":  "validated in every message; no mutant sends a bad error object yet",
+		"basic#14": "validated in every message; no mutant uses the range yet",
+		"basic#15": "validated in every message; no mutant uses an undefined reserved code yet",
+		"basic#16": "validated in every message; no mutant uses -32002 or -32042 yet",
+	},
+	Passive: true,
+}))
