@@ -35,7 +35,8 @@
 //	  |          +------------------------------------------------+       |
 //	  |<----------------- the same path, ServerToClient -------------------|
 //
-// On HTTP the proxy serves HTTP/1.1 itself (httpserve.go) and forwards
+// On HTTP the proxy serves HTTP/1.1 itself (httpserve.go, httpresponse.go,
+// httpwatch.go) and forwards
 // each exchange on an upstream connection of the client connection's own
 // (httpupstream.go): an exchange runs on one goroutine, with no
 // net/http.Transport in between; plain heads are read by a fast path
