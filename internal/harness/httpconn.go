@@ -2,13 +2,10 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
-	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
@@ -61,20 +58,18 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 		return nil, err
 	}
 	c.Proc = proc
-	rs := faultproxy.NewRulesSeed(cfg.Seed)
-	if err := rs.Set(rules...); err != nil {
+	rs, err := installRules(cfg, rules)
+	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("install rules: %w", err)
+		return nil, err
 	}
 	c.Upstream = endpoint
 	// The proxy is the one place every request of a check reaches the
 	// server through (its wires, second sessions, raw POSTs): it adds the
-	// run's credentials to each (auth.Credentials.Apply), so no check
-	// body handles one; the transcript records the request as the check
-	// sent it.
+	// run's credentials to each (authorizer), so no check body handles
+	// one; the transcript records the request as the check sent it.
 	creds := cfg.CredentialsFor(target)
-	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr, Redact: creds.Names(),
-		Authorize: func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }}
+	po := faultproxy.HTTPOptions{Upstream: endpoint, Rules: rs, Transcript: tr, Redact: creds.Names(), Authorize: authorizer(creds)}
 	if c.Proc != nil {
 		po.Signal = c.Proc.Signal
 	}
@@ -87,30 +82,15 @@ func startHTTPConn(ctx context.Context, cfg *Config, target *Manifest, rules []f
 	if h != nil {
 		h.hconns = append(h.hconns, c)
 	}
-	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = startHint(err, c.ExitHint)
-		if h == nil {
-			c.Close()
-			return nil, withTranscript(err, tr)
-		}
+	if err := settleStarted(ctx, c.W, cfg, target, sess, h, c, c.ExitHint, tr); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *HConn) ExitHint() string {
-	if c.Proc == nil {
-		return ""
-	}
-	t := time.NewTimer(300 * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-c.Proc.Exited():
-		return fmt.Sprintf(" (server %v)", c.Proc.ExitErr())
-	case <-t.C:
-		return ""
-	}
-}
+// ExitHint says how the server process ended, when it has (it waits a
+// little for it); "" when the harness started none.
+func (c *HConn) ExitHint() string { return procExitHint(c.Proc, 300*time.Millisecond) }
 
 func (c *HConn) Close() {
 	if c.W != nil {
@@ -119,12 +99,7 @@ func (c *HConn) Close() {
 	if c.Proxy != nil {
 		_ = c.Proxy.Close()
 	}
-	if c.Proc != nil {
-		c.Proc.Close(2 * time.Second)
-	}
-	if c.cleanup != nil {
-		c.cleanup()
-	}
+	stopProcess(c.Proc, c.cleanup)
 }
 
 // StartRole starts a tools/call of the role's tool with an explicit id and,
@@ -165,19 +140,7 @@ func (c *HConn) Await(call *clients.HTTPCall, what string) clients.Message {
 
 // Ping sends the era's barrier request (ping, or server/discover in
 // 2026-07-28) and waits for its answer.
-func (c *HConn) Ping(why string) clients.Message {
-	ctx, cancel := c.h.Op()
-	defer cancel()
-	method := BarrierMethod(c.W.Session())
-	m, err := c.W.Call(ctx, method, nil)
-	if err != nil {
-		c.h.FailServer("server did not answer %s %s: %v%s", method, why, err, c.ExitHint())
-	}
-	if m.Env.Kind != jsonrpc.Response {
-		c.h.FailServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
-	}
-	return m
-}
+func (c *HConn) Ping(why string) clients.Message { return ping(c.h, c.W, why, c.ExitHint) }
 
 // H is the harness the connection belongs to (nil outside a check).
 func (c *HConn) H() *H { return c.h }

@@ -64,9 +64,10 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 		cleanup()
 		return nil, err
 	}
-	rs := faultproxy.NewRulesSeed(cfg.Seed)
-	if err := rs.Set(rules...); err != nil {
-		return nil, fmt.Errorf("install rules: %w", err)
+	rs, err := installRules(cfg, rules)
+	if err != nil {
+		cleanup()
+		return nil, err
 	}
 	opts := faultproxy.StdioOptions{Command: argv, Env: env, Dir: target.Dir, Rules: rs}
 	if cfg.Verbose {
@@ -81,12 +82,7 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
-	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = startHint(err, func() string { return exitHint(link) }) // before close, which ends the server itself
-		if h == nil {
-			c.Close()
-			return nil, withTranscript(err, link.Transcript())
-		}
+	if err := settleStarted(ctx, c.W, cfg, target, sess, h, c, func() string { return exitHint(link) }, link.Transcript()); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -160,12 +156,7 @@ func (c *Conn) Close() {
 	if c.WS != nil {
 		_ = c.WS.Close()
 	}
-	if c.Proc != nil {
-		c.Proc.Close(2 * time.Second)
-	}
-	if c.cleanup != nil {
-		c.cleanup()
-	}
+	stopProcess(c.Proc, c.cleanup)
 }
 
 // StartRole sends a tools/call of the role's tool with an explicit id and,
@@ -215,19 +206,7 @@ func BarrierMethod(s clients.Session) string {
 // Ping sends the era's barrier request (ping, or server/discover in
 // 2026-07-28) and waits for its answer: the server is alive and has read
 // everything sent before it.
-func (c *Conn) Ping(why string) clients.Message {
-	ctx, cancel := c.h.Op()
-	defer cancel()
-	method := BarrierMethod(c.W.Session())
-	m, err := c.W.Call(ctx, method, nil)
-	if err != nil {
-		c.h.FailServer("server did not answer %s %s: %v%s", method, why, err, c.ExitHint())
-	}
-	if m.Env.Kind != jsonrpc.Response {
-		c.h.FailServer("%s %s answered with %s: %s", method, why, m.Env.Kind, m.Raw)
-	}
-	return m
-}
+func (c *Conn) Ping(why string) clients.Message { return ping(c.h, c.W, why, c.ExitHint) }
 
 // Cancel sends notifications/cancelled for id.
 func (c *Conn) Cancel(id jsonrpc.ID, reason string) {

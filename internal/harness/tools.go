@@ -38,10 +38,7 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 	cfg = cfg.WithDefaults()
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
-	var (
-		call    func(ctx context.Context, params map[string]any) (clients.Message, error)
-		version string
-	)
+	var w caller
 	switch target.Transport {
 	case "http":
 		c, err := startHTTPConn(sctx, cfg, target, nil, clients.Session{}, nil)
@@ -49,21 +46,19 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
 		defer c.Close()
-		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
-			return c.W.Call(ctx, "tools/list", p)
-		}
-		version = c.W.Session().Version
+		w = c.W
 	default:
 		c, err := startConn(sctx, cfg, target, nil, clients.Session{}, nil)
 		if err != nil {
 			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 		}
 		defer c.Close()
-		call = func(ctx context.Context, p map[string]any) (clients.Message, error) {
-			return c.W.Call(ctx, "tools/list", p)
-		}
-		version = c.W.Session().Version
+		w = c.W
 	}
+	call := func(ctx context.Context, p map[string]any) (clients.Message, error) {
+		return w.Call(ctx, "tools/list", p)
+	}
+	version := w.Session().Version
 	var tools []ToolInfo
 	cursor := ""
 	for page := 0; page < 50; page++ {

@@ -3,12 +3,10 @@ package harness
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
-	"github.com/mcp-conform/mcp-conform/internal/auth"
 )
 
 // JSON-RPC over WebSocket (manifest transport "websocket", url ws://…) is
@@ -57,14 +55,12 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 		return nil, false, err
 	}
 	c.Proc = proc
-	rs := faultproxy.NewRulesSeed(cfg.Seed)
-	if err := rs.Set(rules...); err != nil {
+	rs, err := installRules(cfg, rules)
+	if err != nil {
 		c.Close()
-		return nil, false, fmt.Errorf("install rules: %w", err)
+		return nil, false, err
 	}
-	creds := cfg.CredentialsFor(target)
-	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr,
-		Authorize: func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }}
+	po := faultproxy.WebSocketOptions{Upstream: endpoint, Rules: rs, Transcript: tr, Authorize: authorizer(cfg.CredentialsFor(target))}
 	if proc != nil {
 		po.Signal = proc.Signal
 	}
@@ -85,12 +81,7 @@ func startWSConnOnce(ctx context.Context, cfg *Config, target *Manifest, rules [
 	if h != nil {
 		h.conns = append(h.conns, c)
 	}
-	if err := settle(ctx, c.W, cfg, target, sess); err != nil {
-		err = startHint(err, c.ExitHint)
-		if h == nil {
-			c.Close()
-			return nil, false, withTranscript(err, tr)
-		}
+	if err := settleStarted(ctx, c.W, cfg, target, sess, h, c, c.ExitHint, tr); err != nil {
 		return nil, false, err
 	}
 	return c, false, nil
@@ -102,17 +93,7 @@ func (c *Conn) ExitHint() string {
 	if c.Link != nil {
 		return exitHint(c.Link)
 	}
-	if c.Proc == nil {
-		return ""
-	}
-	t := time.NewTimer(500 * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-c.Proc.Exited():
-		return fmt.Sprintf(" (server %v)", c.Proc.ExitErr())
-	case <-t.C:
-		return ""
-	}
+	return procExitHint(c.Proc, 500*time.Millisecond)
 }
 
 // Exited is closed when the server ends: the stdio child, or the process
