@@ -101,6 +101,13 @@ var mutantCases = []mutantCase{
 	{mutant: "notification-with-id", spec: "2025-11-25", want: reports.Fail, evidence: "carries an id"},
 	{mutant: "ping-not-empty", spec: "2025-11-25", want: reports.Fail, evidence: "not empty"},
 	{mutant: "ping-not-empty", spec: "2025-06-18", want: reports.Fail, evidence: "not empty"},
+	// 2026-07-28 request headers and the unsupported-version error.
+	{mutant: "header-mismatch-accepted", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
+	{mutant: "version-header-unchecked", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
+	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
+		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},

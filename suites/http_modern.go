@@ -1,0 +1,311 @@
+package suites
+
+// The 2026-07-28 wire checks of issue 12: the request metadata headers of
+// Streamable HTTP (Server Validation), the unknown-method status, and the
+// UnsupportedProtocolVersionError every transport answers an unknown
+// version with.
+//
+//	harness ──raw POST (headers chosen per case)──▶ proxy ──▶ server
+//	        ◀── status + JSON-RPC error (code, data) ─────────┘
+//
+// Each case sends one request whose headers and body are exactly what the
+// case needs (RawPOST adds nothing), so what the server judged is what the
+// transcript shows.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+const versioningModern = "specification/2026-07-28/basic/versioning.mdx"
+
+var checkHeaderMismatch = register(&Check{
+	ID:    "HTTP-HEADER-MISMATCH",
+	Title: "a request whose Mcp-Method or Mcp-Name header disagrees with its body is rejected: 400 and HeaderMismatch (-32020)",
+	How: "2026-07-28 over Streamable HTTP. POSTs server/discover (valid _meta) with Mcp-Method: tools/list; then, when " +
+		"the manifest declares a role, a tools/call of the role's tool with an Mcp-Name naming another tool. Each must be " +
+		"answered with HTTP 400 and a JSON-RPC error of code -32020; a result means the server acted on a request its " +
+		"headers contradict (for the tools/call: it ran the tool).",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		Clause: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body. [...] When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: -32020 HeaderMismatch"}},
+	Transports: []string{"http"},
+	Clauses:    []string{"h#20", "h#23"},
+	Limits:     map[string]string{"h#20": "Mcp-Method and Mcp-Name only, not Mcp-Param-{Name}"},
+})
+
+var checkHeaderDecoded = register(&Check{
+	ID:    "HTTP-HEADER-DECODED",
+	Title: "an Mcp-Name sent in the Base64 sentinel form is decoded before it is compared with the body",
+	How: "2026-07-28 over Streamable HTTP. POSTs a tools/call of a tool named mcp-conform-no-such-tool whose Mcp-Name " +
+		"header is =?base64?…?= of that same name: header and body agree once decoded, so the server must not answer " +
+		"HeaderMismatch (-32020); what it says about the unknown tool is not judged here.",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		Clause: "When comparing header values to body values (e.g., Mcp-Name, Mcp-Param-{Name}), servers MUST decode encoded values (see Value Encoding) before comparison."}},
+	Transports: []string{"http"},
+	Clauses:    []string{"h#21"},
+	Limits:     map[string]string{"h#21": "Mcp-Name only, not Mcp-Param-{Name}"},
+})
+
+var checkVersionHeaderMismatch = register(&Check{
+	ID:    "HTTP-VERSION-HEADER-MISMATCH",
+	Title: "an MCP-Protocol-Version header that disagrees with _meta's protocolVersion is rejected: 400 and HeaderMismatch (-32020)",
+	How: "2026-07-28 over Streamable HTTP. POSTs server/discover with MCP-Protocol-Version: 2026-07-28 and Mcp-Method " +
+		"matching, but _meta's io.modelcontextprotocol/protocolVersion 2025-11-25: it must get HTTP 400 and a JSON-RPC error " +
+		"of code -32020.",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		Clause: "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta. If the values do not match, the server MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error"}},
+	Transports: []string{"http"},
+	Clauses:    []string{"h#15"},
+})
+
+var checkMethodNotFound404 = register(&Check{
+	ID:    "HTTP-METHOD-NOT-FOUND-404",
+	Title: "an unknown method gets HTTP 404 with a JSON-RPC error -32601",
+	How: "2026-07-28 over Streamable HTTP. POSTs mcp-conform/no-such-method (headers and _meta well formed): the answer " +
+		"must be HTTP 404 and carry a JSON-RPC error of code -32601 (the body tells it from a legacy server's 404).",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}},
+	Transports: []string{"http"},
+	Clauses:    []string{"h#17"},
+})
+
+var checkVersionUnsupported = register(&Check{
+	ID:    "VERSION-UNSUPPORTED-LISTED",
+	Title: "a request in a version the server does not implement gets UnsupportedProtocolVersionError (-32022) listing the versions it supports",
+	How: "2026-07-28, stdio and Streamable HTTP. Sends server/discover whose _meta protocolVersion (and, over HTTP, the " +
+		"MCP-Protocol-Version header) is 1999-01-01. The answer must be a JSON-RPC error of code -32022 whose data holds " +
+		"supported, a non-empty list of version strings, and requested, the version asked for (the schema's " +
+		"UnsupportedProtocolVersionError; over HTTP with status 400, which SECURITY-PROTOCOL-VERSION judges).",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: versioningModern, Also: []string{httpModern},
+		Clause: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"}},
+	Transports: []string{"stdio", "http"},
+	Clauses:    []string{"ver#1", "h#16"},
+	Limits:     map[string]string{"h#16": "the error and its list; the 400 status is SECURITY-PROTOCOL-VERSION's"},
+})
+
+func registerHTTPModern() {
+	ginkgo.Describe("HTTP request headers (2026-07-28)", ginkgo.Label("area:http"), func() {
+		define(checkHeaderMismatch, headerMismatch)
+		define(checkHeaderDecoded, headerDecoded)
+		define(checkVersionHeaderMismatch, versionHeaderMismatch)
+		define(checkMethodNotFound404, methodNotFound404)
+	})
+	ginkgo.Describe("VERSION negotiation (2026-07-28)", ginkgo.Label("area:version"), func() {
+		define(checkVersionUnsupported, versionUnsupported)
+	})
+}
+
+// rpcAnswer is what a check reads of one answer: its HTTP status (0 on
+// stdio), and its JSON-RPC error, if it carried one.
+type rpcAnswer struct {
+	status int
+	err    *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	result json.RawMessage
+	raw    []byte
+}
+
+func (a rpcAnswer) String() string {
+	var b strings.Builder
+	if a.status != 0 {
+		fmt.Fprintf(&b, "HTTP %d", a.status)
+	}
+	switch {
+	case a.err != nil:
+		fmt.Fprintf(&b, " error %d %q", a.err.Code, a.err.Message)
+	case a.result != nil:
+		b.WriteString(" a result")
+	default:
+		fmt.Fprintf(&b, " no JSON-RPC answer (%s)", clip(a.raw))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func (a rpcAnswer) headerMismatch() bool {
+	return a.status == http.StatusBadRequest && a.err != nil && a.err.Code == jsonrpc.CodeHeaderMismatch
+}
+
+func parseAnswer(status int, raw []byte) rpcAnswer {
+	a := rpcAnswer{status: status, raw: raw}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &env) == nil {
+		a.err, a.result = env.Error, env.Result
+	}
+	return a
+}
+
+// modernPOST POSTs a request of method with params (its _meta as given:
+// nothing is injected) and exactly the headers hd, and reads the answer.
+func modernPOST(h *H, c *HConn, method string, params map[string]any, hd http.Header) rpcAnswer {
+	body, _ := json.Marshal(request(unique("hdr"), method, params))
+	resp, raw := rawBody(h, c, body, hd)
+	return parseAnswer(resp.StatusCode, firstJSON(resp, raw))
+}
+
+// modernHTTP connects over HTTP and returns the connection and its
+// version; a session that is not of the 2026-07-28 era SKIPs (the rules
+// name only that version, so this guards a harness misuse).
+func modernHTTP(h *H) (*HConn, string) {
+	c := h.ConnectHTTP()
+	s := c.W.Session()
+	if s.Era != clients.EraModern {
+		h.Skip("the session is not of the 2026-07-28 era (" + s.Version + ")")
+	}
+	return c, s.Version
+}
+
+// roleTool is a tool the manifest lets the harness call (the slow role's
+// first, then any role's, in name order), or "".
+func roleTool(h *H) string {
+	if t := h.Role("slow").Tool; t != "" {
+		return t
+	}
+	names := make([]string, 0, len(h.Target().Roles))
+	for n := range h.Target().Roles {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if t := h.Target().Roles[n].Tool; t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+func headerMismatch(h *H) {
+	c, v := modernHTTP(h)
+	var bad, seen []string
+	a := modernPOST(h, c, "server/discover", map[string]any{"_meta": modernMeta(v)},
+		http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {"tools/list"}})
+	if !a.headerMismatch() {
+		bad = append(bad, "server/discover sent with Mcp-Method: tools/list got "+a.String())
+	} else {
+		seen = append(seen, "Mcp-Method: "+a.String())
+	}
+	if tool := roleTool(h); tool != "" {
+		other := tool + "-mcp-conform-other"
+		a := modernPOST(h, c, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{}, "_meta": modernMeta(v)},
+			http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {other}})
+		switch {
+		case a.headerMismatch():
+			seen = append(seen, "Mcp-Name: "+a.String())
+		case a.result != nil:
+			bad = append(bad, fmt.Sprintf("tools/call of %s sent with Mcp-Name: %s was run (%s)", tool, other, a))
+		default:
+			bad = append(bad, fmt.Sprintf("tools/call of %s sent with Mcp-Name: %s got %s", tool, other, a))
+		}
+	} else {
+		seen = append(seen, "Mcp-Name not tried: the manifest declares no role tool")
+	}
+	if len(bad) > 0 {
+		h.Failf("want HTTP 400 with HeaderMismatch (-32020): %s", strings.Join(bad, "; "))
+	}
+	h.Notef("%s", strings.Join(seen, "; "))
+}
+
+func headerDecoded(h *H) {
+	c, v := modernHTTP(h)
+	const name = "mcp-conform-no-such-tool"
+	enc := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?="
+	a := modernPOST(h, c, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}, "_meta": modernMeta(v)},
+		http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {enc}})
+	if a.err != nil && a.err.Code == jsonrpc.CodeHeaderMismatch {
+		h.Failf("tools/call of %s with Mcp-Name: %s (the same name, Base64-encoded) got %s: the header was compared undecoded", name, enc, a)
+	}
+	h.Notef("Mcp-Name %s: %s", enc, a)
+}
+
+func versionHeaderMismatch(h *H) {
+	c, v := modernHTTP(h)
+	const other = "2025-11-25"
+	a := modernPOST(h, c, "server/discover", map[string]any{"_meta": modernMeta(other)},
+		http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {"server/discover"}})
+	if !a.headerMismatch() {
+		h.Failf("server/discover with MCP-Protocol-Version: %s and _meta protocolVersion %s got %s, want HTTP 400 with HeaderMismatch (-32020)", v, other, a)
+	}
+	h.Notef("%s", a)
+}
+
+func methodNotFound404(h *H) {
+	c, v := modernHTTP(h)
+	const method = "mcp-conform/no-such-method"
+	a := modernPOST(h, c, method, map[string]any{"_meta": modernMeta(v)},
+		http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {method}})
+	if a.status != http.StatusNotFound || a.err == nil || a.err.Code != jsonrpc.CodeMethodNotFound {
+		h.Failf("%s got %s, want HTTP 404 with a JSON-RPC error -32601", method, a)
+	}
+}
+
+// unknownVersion is a protocol version no server implements.
+const unknownVersion = "1999-01-01"
+
+func versionUnsupported(h *H) {
+	var a rpcAnswer
+	params := map[string]any{"_meta": modernMeta(unknownVersion)}
+	if h.Target().Transport == "http" {
+		c, _ := modernHTTP(h)
+		a = modernPOST(h, c, "server/discover", params,
+			http.Header{"Mcp-Protocol-Version": {unknownVersion}, "Mcp-Method": {"server/discover"}})
+	} else {
+		c := h.Connect()
+		if s := c.W.Session(); s.Era != clients.EraModern {
+			h.Skip("the session is not of the 2026-07-28 era (" + s.Version + ")")
+		}
+		id := jsonrpc.StringID(unique("version"))
+		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Raw(), "method": "server/discover", "params": params})
+		from := c.W.Len()
+		c.SendRaw(string(line))
+		d := h.Cfg().OpTimeout
+		m, ok := c.WaitFirst(from, d, func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id })
+		if !ok {
+			h.Failf("server/discover in version %s was not answered %s", unknownVersion, c.Silence(d))
+		}
+		a = parseAnswer(0, m.Raw)
+	}
+	if a.err == nil || a.err.Code != jsonrpc.CodeUnsupportedProtocolVersion {
+		h.Failf("server/discover in version %s got %s, want an UnsupportedProtocolVersionError (-32022)", unknownVersion, a)
+	}
+	var data struct {
+		Supported []any `json:"supported"`
+		Requested *any  `json:"requested"`
+	}
+	if len(a.err.Data) == 0 || json.Unmarshal(a.err.Data, &data) != nil {
+		h.Failf("the -32022 error carries no data object listing the supported versions: %s", clip(a.raw))
+	}
+	var versions []string
+	for _, s := range data.Supported {
+		str, ok := s.(string)
+		if !ok {
+			h.Failf("the -32022 error's data.supported holds a non-string %v: %s", s, clip(a.raw))
+		}
+		versions = append(versions, str)
+	}
+	if len(versions) == 0 {
+		h.Failf("the -32022 error's data lists no supported version: %s", clip(a.raw))
+	}
+	if data.Requested == nil {
+		h.Failf("the -32022 error's data lacks requested (the schema requires it): %s", clip(a.raw))
+	}
+	h.Notef("supported %v", versions)
+}
