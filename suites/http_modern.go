@@ -46,9 +46,9 @@ var checkHeaderMismatch = register(&Check{
 var checkHeaderDecoded = register(&Check{
 	ID:    "HTTP-HEADER-DECODED",
 	Title: "an Mcp-Name sent in the Base64 sentinel form is decoded before it is compared with the body",
-	How: "2026-07-28 over Streamable HTTP. POSTs a tools/call of a tool named mcp-conform-no-such-tool whose Mcp-Name " +
-		"header is =?base64?…?= of that same name: header and body agree once decoded, so the server must not answer " +
-		"HeaderMismatch (-32020); what it says about the unknown tool is not judged here.",
+	How: "2026-07-28 over Streamable HTTP. POSTs a tools/call of a tool named mcp-conform-ünknown (not ASCII, so a " +
+		"client must send its Mcp-Name in the =?base64?…?= form, and does): header and body agree once decoded, so the " +
+		"server must not answer HeaderMismatch (-32020); what it says about the unknown tool is not judged here.",
 	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
 		Clause: "When comparing header values to body values (e.g., Mcp-Name, Mcp-Param-{Name}), servers MUST decode encoded values (see Value Encoding) before comparison."}},
 	Transports: []string{"http"},
@@ -226,7 +226,10 @@ func headerMismatch(h *H) {
 
 func headerDecoded(h *H) {
 	c, v := modernHTTP(h)
-	const name = "mcp-conform-no-such-tool"
+	// Not plain ASCII: the Base64 form is the only one a client may send
+	// (Value Encoding), so a server that compares it undecoded rejects
+	// every conforming client's call of such a tool.
+	const name = "mcp-conform-ünknown"
 	enc := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?="
 	a := modernPOST(h, c, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}, "_meta": modernMeta(v)},
 		http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {enc}})
