@@ -75,6 +75,9 @@ type mutantCase struct {
 	// failsAllOn names a transport on which the mutant breaks a clause
 	// every check enforces (stdout noise on stdio): all of them FAIL.
 	failsAllOn string
+	// focus limits the run to the checks matching it (--focus), for a
+	// mutant that slows every other check without changing its verdict.
+	focus string
 }
 
 var mutantCases = []mutantCase{
@@ -108,6 +111,9 @@ var mutantCases = []mutantCase{
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
 		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
+	// A server that ignores EOF makes every connection's close wait the
+	// harness's 2 s grace before SIGTERM: the run is its lifecycle checks.
+	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
@@ -316,6 +322,9 @@ func TestEveryMutantIsCaught(t *testing.T) {
 		// EveryCheck covers: its run checks its own transport only.
 		if tr := transportOf(t, tc.mutant); tr != "" {
 			args = append(args, "--label-filter", "transport:"+tr)
+		}
+		if tc.focus != "" {
+			args = append(args, "--focus", tc.focus)
 		}
 		argLists = append(argLists, args)
 	}
