@@ -103,6 +103,9 @@ func registerHTTPModern() {
 	ginkgo.Describe("VERSION negotiation (2026-07-28)", ginkgo.Label("area:version"), func() {
 		define(checkVersionUnsupported, versionUnsupported)
 	})
+	ginkgo.Describe("ROBUST request _meta (2026-07-28)", ginkgo.Label("area:robust"), func() {
+		define(checkMetaRequired, metaRequired)
+	})
 }
 
 // rpcAnswer is what a check reads of one answer: its HTTP status (0 on
@@ -260,32 +263,37 @@ func methodNotFound404(h *H) {
 	}
 }
 
+// rawModern sends one 2026-07-28 request exactly as given (nothing is
+// injected into its _meta) on the target's transport and reads its answer:
+// over HTTP a raw POST whose MCP-Protocol-Version header is version and
+// whose Mcp-Method matches; on stdio a line, its answer awaited within the
+// exchange timeout (none FAILs).
+func rawModern(h *H, method string, params map[string]any, version string) rpcAnswer {
+	if h.Target().Transport == "http" {
+		c, _ := modernHTTP(h)
+		return modernPOST(h, c, method, params, http.Header{"Mcp-Protocol-Version": {version}, "Mcp-Method": {method}})
+	}
+	c := h.Connect()
+	if s := c.W.Session(); s.Era != clients.EraModern {
+		h.Skip("the session is not of the 2026-07-28 era (" + s.Version + ")")
+	}
+	id := jsonrpc.StringID(unique("raw"))
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Raw(), "method": method, "params": params})
+	from := c.W.Len()
+	c.SendRaw(string(line))
+	d := h.Cfg().OpTimeout
+	m, ok := c.WaitFirst(from, d, func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id })
+	if !ok {
+		h.Failf("%s was not answered %s", method, c.Silence(d))
+	}
+	return parseAnswer(0, m.Raw)
+}
+
 // unknownVersion is a protocol version no server implements.
 const unknownVersion = "1999-01-01"
 
 func versionUnsupported(h *H) {
-	var a rpcAnswer
-	params := map[string]any{"_meta": modernMeta(unknownVersion)}
-	if h.Target().Transport == "http" {
-		c, _ := modernHTTP(h)
-		a = modernPOST(h, c, "server/discover", params,
-			http.Header{"Mcp-Protocol-Version": {unknownVersion}, "Mcp-Method": {"server/discover"}})
-	} else {
-		c := h.Connect()
-		if s := c.W.Session(); s.Era != clients.EraModern {
-			h.Skip("the session is not of the 2026-07-28 era (" + s.Version + ")")
-		}
-		id := jsonrpc.StringID(unique("version"))
-		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Raw(), "method": "server/discover", "params": params})
-		from := c.W.Len()
-		c.SendRaw(string(line))
-		d := h.Cfg().OpTimeout
-		m, ok := c.WaitFirst(from, d, func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id })
-		if !ok {
-			h.Failf("server/discover in version %s was not answered %s", unknownVersion, c.Silence(d))
-		}
-		a = parseAnswer(0, m.Raw)
-	}
+	a := rawModern(h, "server/discover", map[string]any{"_meta": modernMeta(unknownVersion)}, unknownVersion)
 	if a.err == nil || a.err.Code != jsonrpc.CodeUnsupportedProtocolVersion {
 		h.Failf("server/discover in version %s got %s, want an UnsupportedProtocolVersionError (-32022)", unknownVersion, a)
 	}
@@ -311,4 +319,29 @@ func versionUnsupported(h *H) {
 		h.Failf("the -32022 error's data lacks requested (the schema requires it): %s", clip(a.raw))
 	}
 	h.Notef("supported %v", versions)
+}
+
+var checkMetaRequired = register(&Check{
+	ID:    "ROBUST-META-REQUIRED",
+	Title: "a 2026-07-28 request whose _meta lacks clientCapabilities is rejected with -32602 (HTTP 400)",
+	How: "2026-07-28, stdio and Streamable HTTP. Sends tools/list whose _meta carries io.modelcontextprotocol/protocolVersion " +
+		"(so the request is of this version) but not io.modelcontextprotocol/clientCapabilities, a required field: the " +
+		"answer must be a JSON-RPC error -32602, over HTTP with status 400.",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern,
+		Clause: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."}},
+	Transports: []string{"stdio", "http"},
+	Clauses:    []string{"basic#19"},
+	Limits:     map[string]string{"basic#19": "a missing clientCapabilities only"},
+})
+
+func metaRequired(h *H) {
+	v := h.Version()
+	a := rawModern(h, "tools/list", map[string]any{"_meta": map[string]any{clients.MetaProtocolVersion: v}}, v)
+	switch {
+	case a.err == nil || a.err.Code != jsonrpc.CodeInvalidParams:
+		h.Failf("tools/list without _meta clientCapabilities got %s, want a JSON-RPC error -32602", a)
+	case a.status != 0 && a.status != http.StatusBadRequest:
+		h.Failf("tools/list without _meta clientCapabilities got %s: -32602, but the status must be 400", a)
+	}
+	h.Notef("%s", a)
 }

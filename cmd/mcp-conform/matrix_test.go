@@ -113,6 +113,7 @@ var mutantCases = []mutantCase{
 		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
 	// A server that ignores EOF makes every connection's close wait the
 	// harness's 2 s grace before SIGTERM: the run is its lifecycle checks.
+	{mutant: "meta-capabilities-optional", want: reports.Fail, evidence: "want a JSON-RPC error -32602"},
 	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
