@@ -99,6 +99,7 @@ func registerHTTPModern() {
 		define(checkHeaderDecoded, headerDecoded)
 		define(checkVersionHeaderMismatch, versionHeaderMismatch)
 		define(checkMethodNotFound404, methodNotFound404)
+		define(checkNotification202, notification202)
 	})
 	ginkgo.Describe("VERSION negotiation (2026-07-28)", ginkgo.Label("area:version"), func() {
 		define(checkVersionUnsupported, versionUnsupported)
@@ -344,4 +345,47 @@ func metaRequired(h *H) {
 		h.Failf("tools/list without _meta clientCapabilities got %s: -32602, but the status must be 400", a)
 	}
 	h.Notef("%s", a)
+}
+
+var checkNotification202 = register(&Check{
+	ID:    "HTTP-NOTIFICATION-202",
+	Title: "a notification POST is answered 202 Accepted with no body (or refused with an HTTP error status)",
+	How: "Over Streamable HTTP, in the session (2025) or with the 2026-07-28 headers and _meta, POSTs " +
+		"notifications/cancelled for a request id that was never sent (a notification every version's client may send). " +
+		"Accepted, it must get 202 with an empty body; a server that cannot accept it must answer an HTTP error status " +
+		"(4xx/5xx), which passes too. Any other 2xx, or a 202 with a body, FAILs.",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
+			Clause: "If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."},
+			legacyVersions...),
+		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+			Clause: "If the server accepts it, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept it, it MUST return an HTTP error status code (e.g., 400 Bad Request)."}},
+	),
+	Transports: []string{"http"},
+	Clauses:    []string{"tr#8", "h#5", "h#6"},
+	Limits:     map[string]string{"tr#8": "a notification, not a response", "h#6": "a notification only"},
+})
+
+func notification202(h *H) {
+	c := h.ConnectHTTP()
+	c.Ping("before the notification (the server is up and answering)")
+	s := c.W.Session()
+	params := map[string]any{"requestId": unique("never-sent"), "reason": "mcp-conform: a request that was never sent"}
+	hd := sessionHeaders(c, c.W.SessionID())
+	if s.Era == clients.EraModern {
+		params["_meta"] = modernMeta(s.Version)
+		hd["Mcp-Method"] = []string{"notifications/cancelled"}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+	resp, raw := rawBody(h, c, body, hd)
+	h.Notef("notifications/cancelled (never-sent id) answered HTTP %d, Content-Type %q, %d bytes of body", resp.StatusCode, resp.Header.Get("Content-Type"), len(raw))
+	switch st := resp.StatusCode; {
+	case st == http.StatusAccepted && len(strings.TrimSpace(string(raw))) == 0:
+	case st == http.StatusAccepted:
+		h.Failf("the notification got HTTP 202 with a body (%s): 202 must carry none", clip(raw))
+	case st >= 400:
+		h.Notef("refused with HTTP %d (a server that cannot accept a notification answers an error status)", st)
+	default:
+		h.Failf("the notification got HTTP %d (%s), want 202 Accepted with no body (or an error status)", st, clip(raw))
+	}
 }

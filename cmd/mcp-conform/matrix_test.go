@@ -91,7 +91,7 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-after-complete-get", spec: "2025-06-18", want: reports.Fail, evidence: "(stream GET#"},
 	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
 	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
-		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED"}},
+		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED", "HTTP-NOTIFICATION-202"}},
 	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
 	{mutant: "late-cancel-answered", want: reports.Fail, evidence: "replied to the late cancellation"},
 	{mutant: "late-cancel-answered", spec: "2025-06-18", want: reports.Fail, evidence: "replied to the late cancellation"},
@@ -114,6 +114,8 @@ var mutantCases = []mutantCase{
 	// A server that ignores EOF makes every connection's close wait the
 	// harness's 2 s grace before SIGTERM: the run is its lifecycle checks.
 	{mutant: "meta-capabilities-optional", want: reports.Fail, evidence: "want a JSON-RPC error -32602"},
+	{mutant: "notification-200", want: reports.Fail, evidence: "want 202 Accepted"},
+	{mutant: "notification-200", spec: "2025-11-25", want: reports.Fail, evidence: "want 202 Accepted"},
 	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
