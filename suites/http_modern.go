@@ -100,6 +100,7 @@ func registerHTTPModern() {
 		define(checkVersionHeaderMismatch, versionHeaderMismatch)
 		define(checkMethodNotFound404, methodNotFound404)
 		define(checkNotification202, notification202)
+		define(checkGETStream, getStream)
 	})
 	ginkgo.Describe("VERSION negotiation (2026-07-28)", ginkgo.Label("area:version"), func() {
 		define(checkVersionUnsupported, versionUnsupported)
@@ -387,5 +388,54 @@ func notification202(h *H) {
 		h.Notef("refused with HTTP %d (a server that cannot accept a notification answers an error status)", st)
 	default:
 		h.Failf("the notification got HTTP %d (%s), want 202 Accepted with no body (or an error status)", st, clip(raw))
+	}
+}
+
+var checkGETStream = register(&Check{
+	ID:    "HTTP-GET-STREAM",
+	Title: "a GET of the MCP endpoint opens an event stream or gets 405",
+	How: "2025 versions over Streamable HTTP. In the session, GETs the endpoint with Accept: text/event-stream (no " +
+		"Last-Event-ID): the answer must be 200 with Content-Type text/event-stream, or 405 Method Not Allowed (the " +
+		"server offers no such stream). Any other status, or a 200 that is not an event stream, FAILs. The stream is " +
+		"closed once its headers arrived.",
+	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
+		Clause: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."},
+		legacyVersions...),
+	Transports: []string{"http"},
+	Clauses:    []string{"tr#18"},
+})
+
+func getStream(h *H) {
+	c := h.ConnectHTTP()
+	c.Ping("before the GET (the session is live)")
+	hd := sessionHeaders(c, c.W.SessionID())
+	hd["Accept"] = []string{"text/event-stream"}
+	ctx, cancel := h.Op()
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Proxy.URL(), nil)
+	if err != nil {
+		h.Errorf("build the GET: %v", err)
+	}
+	for k, v := range hd {
+		req.Header[k] = v
+	}
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		h.FailServer("GET failed: %v%s", err, c.ExitHint())
+	}
+	ct := resp.Header.Get("Content-Type")
+	var peek []byte
+	if !strings.HasPrefix(ct, "text/event-stream") {
+		peek = make([]byte, 512)
+		n, _ := resp.Body.Read(peek)
+		peek = peek[:n]
+	}
+	_ = resp.Body.Close()
+	h.Notef("GET answered HTTP %d, Content-Type %q", resp.StatusCode, ct)
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+	case resp.StatusCode == http.StatusOK && strings.HasPrefix(ct, "text/event-stream"):
+	default:
+		h.Failf("the GET got HTTP %d with Content-Type %q (%s): neither an event stream nor 405", resp.StatusCode, ct, clip(peek))
 	}
 }

@@ -116,6 +116,11 @@ var mutantCases = []mutantCase{
 	{mutant: "meta-capabilities-optional", want: reports.Fail, evidence: "want a JSON-RPC error -32602"},
 	{mutant: "notification-200", want: reports.Fail, evidence: "want 202 Accepted"},
 	{mutant: "notification-200", spec: "2025-11-25", want: reports.Fail, evidence: "want 202 Accepted"},
+	// TASK-PROGRESS-STOPS watches the standalone GET stream: refused, it has
+	// no progress to judge.
+	{mutant: "get-stream-400", spec: "2025-11-25", want: reports.Fail, evidence: "neither an event stream nor 405",
+		skips: []string{"TASK-PROGRESS-STOPS"}},
+	{mutant: "get-stream-400", spec: "2025-06-18", want: reports.Fail, evidence: "neither an event stream nor 405"},
 	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
