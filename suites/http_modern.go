@@ -449,7 +449,7 @@ var checkEventIDsUnique = register(&Check{
 		"their responses. Every event id seen on any of these streams must appear once: an id on two streams (or twice " +
 		"on one) FAILs. A server that sends no event ids assigns none to collide (SKIP).",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
-		Clause: "If present, the ID MUST be globally unique across all streams within that session, or all streams with that specific client, if session management is not in use."},
+		Clause: "If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use."},
 		legacyVersions...),
 	Transports: []string{"http"},
 	Roles:      []string{"slow"},
