@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
@@ -139,7 +138,7 @@ func (h httpHandshake) initialized(ctx context.Context, s Session, a answer) err
 //     {requestId, reason (omitted when "")}; the response stream stays open,
 //     so a check can watch it end without a response. Returns
 //     "notification"; the error wraps ErrUnexpectedStatus when the server did
-//     not answer 202.
+//     not answer a 2xx (one other than 202 delivered the cancellation).
 func (w *HTTPWire) Cancel(ctx context.Context, c *HTTPCall, reason string) (string, error) {
 	if c == nil || c.id.IsZero() {
 		return "", errors.New("clients: Cancel needs a request's call (not a GET stream)")
@@ -156,7 +155,9 @@ func (w *HTTPWire) Cancel(ctx context.Context, c *HTTPCall, reason string) (stri
 	if err != nil {
 		return "notification", err
 	}
-	if status != http.StatusAccepted {
+	// Any 2xx delivered the cancellation; a status other than 202 breaks
+	// the transport's rule for notifications, which is judged on its own.
+	if status < 200 || status > 299 {
 		return "notification", fmt.Errorf("%w: notifications/cancelled answered HTTP %d, want 202", ErrUnexpectedStatus, status)
 	}
 	return "notification", nil

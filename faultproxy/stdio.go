@@ -89,6 +89,18 @@ func (s *Stdio) Exited() <-chan struct{} { return s.proc.Exited() }
 // ExitErr is the process's exit status, valid after Exited is closed.
 func (s *Stdio) ExitErr() error { return s.proc.ExitErr() }
 
+// CloseInput closes the client's end of the link, as a client that ends a
+// stdio session does, and returns at once: the link delivers what the
+// client wrote before, then closes the server's stdin. It neither waits nor
+// signals; Close still ends the process (and must still be called). It
+// needs the in-process client end (Client() not nil).
+func (s *Stdio) CloseInput() error {
+	if s.client == nil {
+		return errors.New("faultproxy: CloseInput needs the in-process client end")
+	}
+	return s.client.closeWrite()
+}
+
 // Close ends the session the way the stdio transport says a client should:
 // close the server's stdin, wait for it to exit, then SIGTERM and SIGKILL
 // its process group. It then stops every held message and waits for the

@@ -282,3 +282,29 @@ func hasFault(tr *Transcript, rule, fault string) bool {
 	}
 	return false
 }
+
+// TestCloseInputEndsTheServer: CloseInput delivers what the client wrote,
+// then closes the server's stdin (the echo helper exits on EOF); no signal
+// is sent, and Close afterwards is still safe.
+func TestCloseInputEndsTheServer(t *testing.T) {
+	s := startEcho(t, "echo")
+	c := s.Client()
+	lr := newLineReader(c)
+	if _, err := c.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"last"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseInput(); err != nil {
+		t.Fatal(err)
+	}
+	if line := lr.next(t, wait); !strings.Contains(line, `"last"`) {
+		t.Fatalf("the message written before CloseInput was not echoed: %q", line)
+	}
+	select {
+	case <-s.Exited():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not exit after its stdin closed")
+	}
+	if err := s.ExitErr(); err != nil {
+		t.Errorf("the server ended with %v, want a clean exit on EOF (no signal)", err)
+	}
+}

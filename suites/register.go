@@ -26,4 +26,5 @@ func Register() {
 	registerSecurity()
 	registerSecurityAuth()
 	registerLifecycle()
+	registerHTTPModern()
 }

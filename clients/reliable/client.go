@@ -581,7 +581,10 @@ func (e *httpExchange) Cancel(ctx context.Context, reason string) (Signal, error
 		params["reason"] = reason
 	}
 	status, err := e.w.Notify(ctx, "notifications/cancelled", params)
-	if err == nil && status != http.StatusAccepted {
+	// Any 2xx delivered the cancellation (a status other than 202 breaks
+	// the transport's rule for notifications, which HTTP-NOTIFICATION-202
+	// judges, not the cancellation's).
+	if err == nil && (status < 200 || status > 299) {
 		err = fmt.Errorf("%w: notifications/cancelled answered HTTP %d, want 202", clients.ErrUnexpectedStatus, status)
 	}
 	return SignalNotification, err

@@ -75,6 +75,9 @@ type mutantCase struct {
 	// failsAllOn names a transport on which the mutant breaks a clause
 	// every check enforces (stdout noise on stdio): all of them FAIL.
 	failsAllOn string
+	// focus limits the run to the checks matching it (--focus), for a
+	// mutant that slows every other check without changing its verdict.
+	focus string
 }
 
 var mutantCases = []mutantCase{
@@ -88,7 +91,7 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-after-complete-get", spec: "2025-06-18", want: reports.Fail, evidence: "(stream GET#"},
 	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
 	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
-		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED"}},
+		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED", "HTTP-NOTIFICATION-202"}},
 	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
 	{mutant: "late-cancel-answered", want: reports.Fail, evidence: "replied to the late cancellation"},
 	{mutant: "late-cancel-answered", spec: "2025-06-18", want: reports.Fail, evidence: "replied to the late cancellation"},
@@ -101,6 +104,28 @@ var mutantCases = []mutantCase{
 	{mutant: "notification-with-id", spec: "2025-11-25", want: reports.Fail, evidence: "carries an id"},
 	{mutant: "ping-not-empty", spec: "2025-11-25", want: reports.Fail, evidence: "not empty"},
 	{mutant: "ping-not-empty", spec: "2025-06-18", want: reports.Fail, evidence: "not empty"},
+	// 2026-07-28 request headers and the unsupported-version error.
+	{mutant: "header-mismatch-accepted", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
+	{mutant: "version-header-unchecked", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
+	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
+		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
+	// A server that ignores EOF makes every connection's close wait the
+	// harness's 2 s grace before SIGTERM: the run is its lifecycle checks.
+	{mutant: "meta-capabilities-optional", want: reports.Fail, evidence: "want a JSON-RPC error -32602"},
+	{mutant: "notification-200", want: reports.Fail, evidence: "want 202 Accepted"},
+	{mutant: "notification-200", spec: "2025-11-25", want: reports.Fail, evidence: "want 202 Accepted"},
+	// TASK-PROGRESS-STOPS watches the standalone GET stream: refused, it has
+	// no progress to judge.
+	{mutant: "get-stream-400", spec: "2025-11-25", want: reports.Fail, evidence: "neither an event stream nor 405",
+		skips: []string{"TASK-PROGRESS-STOPS"}},
+	{mutant: "get-stream-400", spec: "2025-06-18", want: reports.Fail, evidence: "neither an event stream nor 405"},
+	// Ids that do not name their stream leave a Last-Event-ID nothing to
+	// resume.
+	{mutant: "event-ids-per-stream", spec: "2025-11-25", want: reports.Fail, evidence: "repeated across the session's streams",
+		also: []string{"RECONNECT-RESUME-LIVE"}, mayAlso: []string{"RECONNECT-RESUME"}},
+	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
@@ -309,6 +334,9 @@ func TestEveryMutantIsCaught(t *testing.T) {
 		// EveryCheck covers: its run checks its own transport only.
 		if tr := transportOf(t, tc.mutant); tr != "" {
 			args = append(args, "--label-filter", "transport:"+tr)
+		}
+		if tc.focus != "" {
+			args = append(args, "--focus", tc.focus)
 		}
 		argLists = append(argLists, args)
 	}
