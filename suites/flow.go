@@ -343,7 +343,7 @@ func floodStalled(h *H, c *HConn, id, token jsonrpc.ID) (call *clients.HTTPCall,
 	}
 	deadline := time.Now().Add(h.Cfg().CallTimeout)
 	for {
-		st = floodProbe(h, c, tool, tag)
+		st = floodProbe(h, c, tool, tagArg, tag)
 		if st.Finished || st.Cancelled || time.Now().After(deadline) {
 			break
 		}
@@ -408,23 +408,27 @@ func flowServerBounded(h *H) {
 	got := len(call.Messages())
 	done()
 	if !st.Finished {
-		h.Failf("the flood's work did not finish within %s while the consumer was stalled (probe %+v)", h.Cfg().CallTimeout, st)
+		h.Failf("the flood's work did not finish within %s while the consumer was stalled (probe %v)", h.Cfg().CallTimeout, st)
 	}
-	if st.BacklogPeak > flowBacklogBound {
-		h.Failf("the server held up to %d messages unsent for %s (bound %d): its queue grew with the flood of %s (the client had read %d; probe %+v)",
-			st.BacklogPeak, how, flowBacklogBound, floodCount(h.Role("flood")), got, st)
+	peak := 0
+	if st.BacklogPeak != nil {
+		peak = *st.BacklogPeak
 	}
-	h.Notef("with %s, the server's queue peaked at %d unsent messages (bound %d); the client had read %d", how, st.BacklogPeak, flowBacklogBound, got)
+	if peak > flowBacklogBound {
+		h.Failf("the server held up to %d messages unsent for %s (bound %d): its queue grew with the flood of %s (the client had read %d; probe %v)",
+			peak, how, flowBacklogBound, floodCount(h.Role("flood")), got, st)
+	}
+	h.Notef("with %s, the server's queue peaked at %d unsent messages (bound %d); the client had read %d", how, peak, flowBacklogBound, got)
 }
 
 // floodProbe asks the probe about tag. A 2025 session that the server let
 // expire by its idle policy (a loaded machine can leave a gap between two
 // polls) is replaced by a new one, once: whether the session lives is not
 // what the FLOW checks ask.
-func floodProbe(h *H, c *HConn, tool, tag string) probeState {
+func floodProbe(h *H, c *HConn, tool, tagArg, tag string) probeState {
 	for retry := 0; ; retry++ {
 		ctx, cancel := h.Op()
-		m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
+		m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": probeArgs(tagArg, tag)})
 		cancel()
 		if err != nil {
 			h.Errorf("probe tool %s: %v", tool, err)
@@ -438,15 +442,11 @@ func floodProbe(h *H, c *HConn, tool, tag string) probeState {
 			}
 			continue
 		}
-		var res struct {
-			Result struct {
-				Structured probeState `json:"structuredContent"`
-			} `json:"result"`
+		st, err := readProbe(m, tagArg, tag)
+		if err != nil {
+			h.Errorf("probe tool %s: %v", tool, err)
 		}
-		if err := json.Unmarshal(m.Raw, &res); err != nil || m.Env.Kind != jsonrpc.Response {
-			h.Errorf("probe tool %s answered %s", tool, m.Raw)
-		}
-		return res.Result.Structured
+		return st
 	}
 }
 
