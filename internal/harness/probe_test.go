@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,5 +67,27 @@ func TestReadProbe(t *testing.T) {
 				t.Errorf("ReadProbe = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadProbeBacklogPresence: FLOW-SERVER-BOUNDED SKIPs when the probe
+// does not report backlogPeak; only a reported peak (0 included) is a peak.
+func TestReadProbeBacklogPresence(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"finished":true,"stepsRun":400}}}`:                  "nil",
+		`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"finished":true,"backlogPeak":0}}}`:                 "0",
+		`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"finished":true,"backlogPeak":4999,"stepsRun":5}}}`: "4999",
+	} {
+		st, err := ReadProbe(clients.Message{Raw: []byte(raw), Env: jsonrpc.Parse([]byte(raw))}, "tag", "T")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "nil"
+		if st.BacklogPeak != nil {
+			got = strconv.Itoa(*st.BacklogPeak)
+		}
+		if got != want {
+			t.Errorf("%s: BacklogPeak = %s, want %s", raw, got, want)
+		}
 	}
 }
