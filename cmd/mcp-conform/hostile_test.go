@@ -583,22 +583,24 @@ type junitXML struct {
 	} `xml:"testsuite"`
 }
 
-// TestUsageFocusWritesJUnit: --focus runs only the named check, and --junit
-// writes parseable JUnit XML that agrees with the JSON report.
+// TestUsageFocusWritesJUnit: --focus runs only the named check (an
+// unanchored part of the id, or the id anchored), and --junit writes
+// parseable JUnit XML that agrees with the JSON report.
 func TestUsageFocusWritesJUnit(t *testing.T) {
 	for _, tc := range []struct {
-		name, mutant string
-		code         int
-		failures     int
+		name, mutant, focus string
+		code                int
+		failures            int
 	}{
-		{name: "pass", code: 0},
-		{name: "fail", mutant: "respond-after-cancel", code: 1, failures: 1},
+		{name: "pass", focus: "CANCEL-STDIO-SUPPRESS", code: 0},
+		{name: "fail", focus: "CANCEL-STDIO-SUPPRESS", mutant: "respond-after-cancel", code: 1, failures: 1},
+		{name: "anchored", focus: "^CANCEL-STDIO-SUPPRESS$", code: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			limitParallel(t)
 			junit := filepath.Join(t.TempDir(), "junit.xml")
 			// One version: one check run, one JUnit test case.
-			args := []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS", "--spec", "2026-07-28", "--junit", junit}
+			args := []string{"run", "-q", "--focus", tc.focus, "--spec", "2026-07-28", "--junit", junit}
 			if tc.mutant != "" {
 				args = append(args, "--mutant", tc.mutant)
 			}
