@@ -416,6 +416,18 @@ func runPlain(t *testing.T, limit time.Duration, args ...string) result {
 	return r
 }
 
+// TestStdioQuotedArguments: --stdio splits its command line by the shell's
+// quoting rules, so a quoted argument with spaces reaches the server as one
+// argument (here sh -c 'exec BINARY fixture', which strings.Fields broke).
+func TestStdioQuotedArguments(t *testing.T) {
+	limitParallel(t)
+	line := "sh -c 'exec \"$0\" fixture' " + fastBinary
+	r := runCLI(t, 60*time.Second, "run", "-q", "--stdio", line, "--focus", "^LIFECYCLE-PING-EMPTY$", "--spec", "2025-11-25")
+	if r.code != 0 || r.report == nil || len(r.report.Checks) != 1 || r.report.Checks[0].Status != "PASS" {
+		t.Fatalf("--stdio %q: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestUsageErrors: a bad command line exits 2 at once, says why on stderr,
 // starts nothing and writes no report.
 func TestUsageErrors(t *testing.T) {
@@ -433,6 +445,9 @@ func TestUsageErrors(t *testing.T) {
 		{"bad-label-filter-operator", []string{"run", "--label-filter", "area:cancel &&"}, "--label-filter"},
 		{"bad-focus-regexp", []string{"run", "--focus", "("}, `--focus "("`},
 		{"nothing-selected", []string{"run", "--focus", "NO-SUCH-CHECK"}, "no check matches"},
+		{"stdio-unterminated-quote", []string{"run", "--stdio", `node -e "console.log(1)`}, "--stdio: command line"},
+		{"stdio-shell-expansion", []string{"run", "--stdio", `server $HOME`}, "parameter expansion ($NAME) would need a shell"},
+		{"init-stdio-unterminated-quote", []string{"init", "--stdio", `server 'a b`}, "unterminated quote"},
 		{"missing-manifest", []string{"run", "--manifest", filepath.Join(t.TempDir(), "none.yaml")}, "read manifest"},
 		{"unknown-flag", []string{"run", "--no-such-flag"}, "unknown flag"},
 		{"run-with-argument", []string{"run", "extra"}, "unknown command"},
