@@ -346,17 +346,17 @@ func httpCloseCancels(h *H) {
 	if err != nil || how != "stream-close" {
 		h.Errorf("cancel by closing the stream: %s %v", how, err)
 	}
-	before := c.Probe(tool, tag)
+	before := c.Probe(tool, tagArg, tag)
 	ran := time.Since(started)
 	ctrl := c.StartRole("slow", jsonrpc.StringID("http-close-control"), nil, nil)
 	c.Await(ctrl, "uncancelled control call")
-	after := c.Probe(tool, tag)
+	after := c.Probe(tool, tagArg, tag)
 	// A closed stream orders nothing (the server learns of the close when
 	// its HTTP stack does): once the control call was served the work must
 	// stand still, as TIMEOUT-CANCEL-STOPS judges it (stillGap).
 	gap := stillGap(ran, before.StepsRun)
 	h.Sleep(gap)
-	later := c.Probe(tool, tag)
+	later := c.Probe(tool, tagArg, tag)
 	h.Notef("probe after close: %+v; after the control call: %+v; %s later: %+v", before, after, gap.Round(time.Millisecond), later)
 	// A message after the close breaks the MUST NOT: FAIL, whatever the
 	// work did. Work that went on breaks only the SHOULD: WARN.
@@ -414,10 +414,10 @@ func httpDisconnectIsNotCancel(h *H) {
 		// The disconnected call started first and should end first; on a
 		// loaded machine its last step may trail the control's by a few
 		// milliseconds: wait (bounded) until the probe says it ended.
-		after := c.Probe(tool, tag)
+		after := c.Probe(tool, tagArg, tag)
 		for deadline := time.Now().Add(h.Cfg().OpTimeout); !after.Finished && !after.Cancelled && time.Now().Before(deadline); {
 			h.Sleep(20 * time.Millisecond)
-			after = c.Probe(tool, tag)
+			after = c.Probe(tool, tagArg, tag)
 		}
 		if !after.Finished {
 			h.Failf("the work stopped when the client disconnected, as if cancelled (probe: %+v)", after)

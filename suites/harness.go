@@ -49,6 +49,9 @@ const AllVersions = harness.AllVersions
 var (
 	define = harness.Define
 
+	probeArgs = harness.ProbeArgs
+	readProbe = harness.ReadProbe
+
 	// Catalog returns every check, in declaration order.
 	Catalog = harness.Catalog
 	// Lookup finds a check by id (case-insensitive).

@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -32,7 +34,9 @@ var checkSSEHeartbeat = register(&Check{
 	ID:    "SSE-HEARTBEAT",
 	Title: "a silent event stream carries comment keep-alives",
 	How: "Calls the silent role (a call that sends nothing for longer than the server's keep-alive interval) and " +
-		"counts SSE comment blocks on its stream before the response. No version has a SHOULD for it: 2026-07-28 says servers " +
+		"counts SSE comment blocks on its stream before the response. The silence is measured on the open stream: the longest " +
+		"span in which nothing arrived, from the response headers or the last event or comment to the next. A stream never silent " +
+		"for half the call (a server that sends its headers with its first event) has no silence to keep alive: SKIP. No version has a SHOULD for it: 2026-07-28 says servers " +
 		"\"are encouraged\" to send keep-alives on long-lived streams, so the check is mcp-conform's reading of good practice and WARNs at most.",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
@@ -78,25 +82,94 @@ func q(v []string) string {
 
 func sseHeartbeat(h *H) {
 	c := h.ConnectHTTP()
+	sent := time.Now()
 	call := c.StartRole("silent", jsonrpc.StringID("sse-heartbeat-1"), nil, nil)
 	c.Await(call, "the silent call")
 	if !call.IsSSE() {
 		h.Skip("the server answered the silent call with " + call.Header().Get("Content-Type") + ", not an event stream")
 	}
-	comments := 0
-	var first, last clients.StreamEvent
-	for i, e := range call.StreamEvents() {
+	s := measureSilence(sent, call.HeaderAt(), call.StreamEvents())
+	switch s.judge() {
+	case heartbeatSeen:
+		h.Notef("%d keep-alive comment(s) on the %s the stream was open (longest silence %s)", s.comments, s.open.Round(time.Millisecond), s.longest.Round(time.Millisecond))
+	case heartbeatNotSilent:
+		h.Skip(fmt.Sprintf("the stream was never silent long enough to expect a keep-alive: the silent call took %s, the server sent its response headers %s after the request%s, "+
+			"and the open stream's longest silence was %s (less than half the call): a stream that opens when there is something to send has no silence to keep alive",
+			s.call.Round(time.Millisecond), s.headers.Round(time.Millisecond), s.firstWhat(), s.longest.Round(time.Millisecond)))
+	default:
+		h.Failf("no SSE comment keep-alive during the %s the open stream stayed silent (%s to %s after the request; the call took %s; %d events, first %q)",
+			s.longest.Round(time.Millisecond), s.from.Round(time.Millisecond), s.to.Round(time.Millisecond), s.call.Round(time.Millisecond), s.events, s.first)
+	}
+}
+
+// silence is what a silent call's event stream carried, in time: offsets
+// are from the request.
+type silence struct {
+	// call is the request to the last event (the response); headers the
+	// request to the response headers; open the headers to the last event.
+	call, headers, open time.Duration
+	// longest is the longest span on the open stream in which nothing
+	// (no event, no comment) arrived, from..to after the request.
+	longest, from, to time.Duration
+	comments, events  int
+	// first is the first event as it was on the wire; firstAt its offset.
+	first   string
+	firstAt time.Duration
+}
+
+type heartbeatVerdict int
+
+const (
+	heartbeatMissing   heartbeatVerdict = iota // silent long enough, no comment
+	heartbeatSeen                              // at least one comment
+	heartbeatNotSilent                         // never silent long enough to judge
+)
+
+// measureSilence measures the stream of a call sent at sent whose headers
+// arrived at opened: the silence that counts is on the open stream, from
+// the headers or the last thing received to the next thing received (the
+// last event is the response, which ends the watch).
+func measureSilence(sent, opened time.Time, evs []clients.StreamEvent) silence {
+	s := silence{headers: opened.Sub(sent), events: len(evs)}
+	prev := opened
+	for i, e := range evs {
 		if i == 0 {
-			first = e
+			s.first = strings.TrimSpace(string(e.Raw))
+			s.firstAt = e.At.Sub(sent)
 		}
-		last = e
 		if e.IsComment {
-			comments++
+			s.comments++
 		}
+		if gap := e.At.Sub(prev); gap > s.longest {
+			s.longest, s.from, s.to = gap, prev.Sub(sent), e.At.Sub(sent)
+		}
+		prev = e.At
 	}
-	silent := last.At.Sub(call.HeaderAt())
-	if comments == 0 {
-		h.Failf("no SSE comment keep-alive during the %s the stream stayed silent (%d events, first %q)", silent.Round(1e6), len(call.StreamEvents()), strings.TrimSpace(string(first.Raw)))
+	s.call, s.open = prev.Sub(sent), prev.Sub(opened)
+	return s
+}
+
+// judge says whether the stream kept itself alive. A keep-alive is
+// expected only where the open stream itself stayed silent for at least
+// half the silent call (the manifest's silent role is declared silent for
+// longer than the server's keep-alive interval, but a server that sends
+// its headers with its first event never had a silent stream to keep
+// alive): shorter, nothing is said of the keep-alive.
+func (s silence) judge() heartbeatVerdict {
+	switch {
+	case s.comments > 0:
+		return heartbeatSeen
+	case s.longest*2 < s.call:
+		return heartbeatNotSilent
+	default:
+		return heartbeatMissing
 	}
-	h.Notef("%d keep-alive comment(s) in %s", comments, silent.Round(1e6))
+}
+
+// firstWhat names what came with the headers, for the SKIP reason.
+func (s silence) firstWhat() string {
+	if s.events == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and its first event %s after the request (%s)", s.firstAt.Round(time.Millisecond), clip([]byte(s.first)))
 }

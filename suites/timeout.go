@@ -185,7 +185,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	var before probeState
 	var ran time.Duration
 	if extra != nil {
-		before = c.Probe(tool, tag)
+		before = c.Probe(tool, tagArg, tag)
 		ran = time.Since(started)
 	}
 	barrier := c.Ping("after the timeout's cancellation")
@@ -204,7 +204,7 @@ func timeoutCancelStopsHTTP(h *H) {
 		h.Notef("the slow role declares no probe: whether the work stopped is not observable; no response came after the cancellation")
 		return
 	}
-	after := c.Probe(tool, tag)
+	after := c.Probe(tool, tagArg, tag)
 	if after.Finished {
 		h.Notef("probe at the cancellation: %+v; after the control call: %+v", before, after)
 		h.Warnf("the server kept working after the client's timeout cancellation (%s) and completed the request (probe: %+v)", out.Signal, after)
@@ -224,7 +224,7 @@ func timeoutCancelStopsHTTP(h *H) {
 	// a later probe, two of its observed steps on, finds no further step.
 	gap := stillGap(ran, before.StepsRun)
 	h.Sleep(gap)
-	later := c.Probe(tool, tag)
+	later := c.Probe(tool, tagArg, tag)
 	h.Notef("probe at the cancellation: %+v; after the control call: %+v; %s later: %+v", before, after, gap.Round(time.Millisecond), later)
 	if later.Finished && !after.Finished {
 		h.Warnf("the server kept working after the client's timeout cancellation (%s) and completed the request (probe: %+v)", out.Signal, later)

@@ -416,6 +416,18 @@ func runPlain(t *testing.T, limit time.Duration, args ...string) result {
 	return r
 }
 
+// TestStdioQuotedArguments: --stdio splits its command line by the shell's
+// quoting rules, so a quoted argument with spaces reaches the server as one
+// argument (here sh -c 'exec BINARY fixture', which strings.Fields broke).
+func TestStdioQuotedArguments(t *testing.T) {
+	limitParallel(t)
+	line := "sh -c 'exec \"$0\" fixture' " + fastBinary
+	r := runCLI(t, 60*time.Second, "run", "-q", "--stdio", line, "--focus", "^LIFECYCLE-PING-EMPTY$", "--spec", "2025-11-25")
+	if r.code != 0 || r.report == nil || len(r.report.Checks) != 1 || r.report.Checks[0].Status != "PASS" {
+		t.Fatalf("--stdio %q: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestUsageErrors: a bad command line exits 2 at once, says why on stderr,
 // starts nothing and writes no report.
 func TestUsageErrors(t *testing.T) {
@@ -433,6 +445,9 @@ func TestUsageErrors(t *testing.T) {
 		{"bad-label-filter-operator", []string{"run", "--label-filter", "area:cancel &&"}, "--label-filter"},
 		{"bad-focus-regexp", []string{"run", "--focus", "("}, `--focus "("`},
 		{"nothing-selected", []string{"run", "--focus", "NO-SUCH-CHECK"}, "no check matches"},
+		{"stdio-unterminated-quote", []string{"run", "--stdio", `node -e "console.log(1)`}, "--stdio: command line"},
+		{"stdio-shell-expansion", []string{"run", "--stdio", `server $HOME`}, "parameter expansion ($NAME) would need a shell"},
+		{"init-stdio-unterminated-quote", []string{"init", "--stdio", `server 'a b`}, "unterminated quote"},
 		{"missing-manifest", []string{"run", "--manifest", filepath.Join(t.TempDir(), "none.yaml")}, "read manifest"},
 		{"unknown-flag", []string{"run", "--no-such-flag"}, "unknown flag"},
 		{"run-with-argument", []string{"run", "extra"}, "unknown command"},
@@ -583,22 +598,24 @@ type junitXML struct {
 	} `xml:"testsuite"`
 }
 
-// TestUsageFocusWritesJUnit: --focus runs only the named check, and --junit
-// writes parseable JUnit XML that agrees with the JSON report.
+// TestUsageFocusWritesJUnit: --focus runs only the named check (an
+// unanchored part of the id, or the id anchored), and --junit writes
+// parseable JUnit XML that agrees with the JSON report.
 func TestUsageFocusWritesJUnit(t *testing.T) {
 	for _, tc := range []struct {
-		name, mutant string
-		code         int
-		failures     int
+		name, mutant, focus string
+		code                int
+		failures            int
 	}{
-		{name: "pass", code: 0},
-		{name: "fail", mutant: "respond-after-cancel", code: 1, failures: 1},
+		{name: "pass", focus: "CANCEL-STDIO-SUPPRESS", code: 0},
+		{name: "fail", focus: "CANCEL-STDIO-SUPPRESS", mutant: "respond-after-cancel", code: 1, failures: 1},
+		{name: "anchored", focus: "^CANCEL-STDIO-SUPPRESS$", code: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			limitParallel(t)
 			junit := filepath.Join(t.TempDir(), "junit.xml")
 			// One version: one check run, one JUnit test case.
-			args := []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS", "--spec", "2026-07-28", "--junit", junit}
+			args := []string{"run", "-q", "--focus", tc.focus, "--spec", "2026-07-28", "--junit", junit}
 			if tc.mutant != "" {
 				args = append(args, "--mutant", tc.mutant)
 			}

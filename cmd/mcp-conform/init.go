@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-conform/mcp-conform/internal/cmdline"
 	"github.com/mcp-conform/mcp-conform/internal/draft"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -50,7 +51,7 @@ use it against a test instance only. --no-calls calls no tool at all.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to start")
+	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to start (split by the shell's quoting rules, without a shell: quote an argument with spaces; nothing is expanded)")
 	fl.StringVar(&f.url, "url", "", "URL of a running Streamable HTTP (or ws://) MCP server")
 	f.auth.register(fl, "of init")
 	fl.StringVar(&f.out, "out", "", "write the manifest to FILE (default: stdout, the summary then goes to stderr)")
@@ -93,7 +94,9 @@ func runInit(cmd *cobra.Command, f initFlags) error {
 	t := draft.Target{URL: f.url, Credentials: creds, Spec: f.spec}
 	var command []string
 	if f.stdio != "" {
-		command = strings.Fields(f.stdio)
+		if command, err = cmdline.Split(f.stdio); err != nil {
+			return usageError{fmt.Errorf("--stdio: %w", err)}
+		}
 		t.Command, err = resolveInitCommand(command)
 		if err != nil {
 			return err

@@ -652,6 +652,26 @@ func TestReferenceVariantsPass(t *testing.T) {
 	}
 }
 
+// TestProbeAnswerMustDescribeTheTag: a probe whose answer holds none of the
+// probe contract's fields (a blind probe: before, its zero state read as "no
+// work ran", a PASS that observed nothing) ends the checks that read it as
+// an ERROR that says so; a refused probe call likewise.
+func TestProbeAnswerMustDescribeTheTag(t *testing.T) {
+	limitParallel(t)
+	checks := []string{"CANCEL-HTTP-CLOSE", "TIMEOUT-CANCEL-STOPS"}
+	r := runCLI(t, runLimit, "run", "-q", "--spec", "2026-07-28", "--manifest", filepath.Join("testdata", "http-probe-unusable.yaml"),
+		"--focus", "^("+strings.Join(checks, "|")+")$")
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2 (ERROR)", r.code)
+	}
+	for _, id := range checks {
+		c := r.check(t, id)
+		if c.Status != reports.Error || !strings.Contains(c.Reason, "probe answered nothing usable") {
+			t.Errorf("%s: %s %q, want ERROR: probe answered nothing usable", id, c.Status, c.Reason)
+		}
+	}
+}
+
 // TestDisconnectCancelsCaughtWithoutProbe: a 2025 server that takes a
 // dropped POST stream for a cancellation (and ends the request with an
 // error) is caught by CANCEL-HTTP-DISCONNECT, RECONNECT-RESUME and

@@ -51,7 +51,7 @@ With no target, the built-in reference server is reviewed on both transports.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReview(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to review")
+	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to review (split by the shell's quoting rules, without a shell: quote an argument with spaces; nothing is expanded)")
 	fl.StringVar(&f.url, "url", "", "URL of a running Streamable HTTP MCP server")
 	fl.StringVar(&f.manifest, "manifest", "", "target manifest (YAML): its roles decide retry classes and idempotency keys")
 	fl.StringVar(&f.mutant, "mutant", "", "built-in target with this mutant switched on")

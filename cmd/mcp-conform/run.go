@@ -75,7 +75,7 @@ a listed check that now passes is reported as stale (and fails with
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChecks(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to test")
+	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to test (split by the shell's quoting rules, without a shell: quote an argument with spaces; nothing is expanded)")
 	fl.StringVar(&f.url, "url", "", "URL of a running Streamable HTTP MCP server (its endpoint, e.g. http://127.0.0.1:3001/mcp)")
 	fl.StringVar(&f.manifest, "manifest", "", "target manifest (YAML) naming the server and its roles")
 	fl.StringVar(&f.mutant, "mutant", "", "built-in target with this mutant switched on (see 'mcp-conform fixture --list')")

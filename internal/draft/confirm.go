@@ -136,7 +136,7 @@ func confirmTagProbe(ctx context.Context, c *Caller, d *Draft, role string) {
 	}
 	r, err := c.Call(ctx, p.Tool, args, false)
 	if err == nil && !r.IsError {
-		r, err = c.Call(ctx, cand.probeTool, map[string]any{"tag": tag}, false)
+		r, err = c.Call(ctx, cand.probeTool, map[string]any{cand.tagArg: tag}, false)
 	}
 	var st struct {
 		Started  *bool    `json:"started"`

@@ -322,3 +322,32 @@ func TestSlowStandsIn(t *testing.T) {
 		t.Errorf("a tool without a steps count stood in: flood %+v silent %+v", d.Proposal("flood"), d.Proposal("silent"))
 	}
 }
+
+// TestTagProbe: the probe of tagged calls takes the argument the slow tool
+// is tagged by (probe: {tool, tag} names one argument both tools take), so
+// a probe that only takes "tag" is not the probe of a tool tagged by label.
+func TestTagProbe(t *testing.T) {
+	slow := func(arg string) string {
+		return `{"name":"long_job","inputSchema":{"properties":{"ticks":{"type":"integer"},"` + arg + `":{"type":"string"}}}}`
+	}
+	probe := func(arg string) string {
+		return `{"name":"job_status","description":"Reports what long_job ran for a given ` + arg + `.","annotations":{"readOnlyHint":true},"inputSchema":{"properties":{"` + arg + `":{"type":"string"}}}}`
+	}
+	for _, tc := range []struct {
+		name, slow, probe  string
+		wantProbe, wantArg string
+	}{
+		{"tag and tag", slow("tag"), probe("tag"), "job_status", "tag"},
+		{"label and label", slow("label"), probe("label"), "job_status", "label"},
+		{"label and tag: not its probe", slow("label"), probe("tag"), "", ""},
+		{"tag and label: not its probe", slow("tag"), probe("label"), "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, p := tool(t, tc.slow), tool(t, tc.probe)
+			gotProbe, gotArg := tagProbe([]Tool{s, p}, s)
+			if gotProbe != tc.wantProbe || gotArg != tc.wantArg {
+				t.Errorf("tagProbe = (%q, %q), want (%q, %q)", gotProbe, gotArg, tc.wantProbe, tc.wantArg)
+			}
+		})
+	}
+}

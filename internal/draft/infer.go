@@ -192,8 +192,9 @@ func keysOf(m map[string]any) []string {
 }
 
 // tagProbe finds, for a tool with a tag-like string argument, a read-only
-// tool that takes "tag" and looks like a probe of tagged calls: the
-// instrumented probe some checks read (probe: {tool, tag}).
+// tool that takes the same argument and looks like a probe of tagged calls:
+// the instrumented probe some checks read (probe: {tool, tag}, where tag
+// names the argument both tools take).
 func tagProbe(tools []Tool, t Tool) (probe, tagArg string) {
 	for _, p := range t.Input {
 		if (p.Type == "string" || p.Type == "") && hasWord(words(p.Name), tagWords...) {
@@ -208,10 +209,10 @@ func tagProbe(tools []Tool, t Tool) (probe, tagArg string) {
 		if o.Name == t.Name || !o.ReadOnlyHinted() {
 			continue
 		}
-		if _, ok := o.Prop("tag"); !ok {
+		if _, ok := o.Prop(tagArg); !ok {
 			continue
 		}
-		if hasWord(words(o.Name), probeWords...) || mentions(strings.ToLower(o.Description), "tag") {
+		if hasWord(words(o.Name), probeWords...) || mentions(strings.ToLower(o.Description), "tag", strings.ToLower(tagArg)) {
 			return o.Name, tagArg
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -77,36 +76,6 @@ func (h *H) ProbeRole() (tool, tagArg string) {
 		h.Skip("the slow role declares no probe (probe: {tool, tag}): whether the server's work stopped is not observable from outside")
 	}
 	return tool, tagArg
-}
-
-// ProbeState is what the reference server's probe tool reports.
-type ProbeState struct {
-	Started   bool `json:"started"`
-	StepsRun  int  `json:"stepsRun"`
-	Finished  bool `json:"finished"`
-	Cancelled bool `json:"cancelled"`
-	// BacklogPeak is the most messages the call's stream held unsent for
-	// a slow consumer (the flood role's probe).
-	BacklogPeak int `json:"backlogPeak"`
-}
-
-// Probe asks the target how much work ran for tag.
-func (c *HConn) Probe(tool, tag string) ProbeState {
-	ctx, cancel := c.h.Op()
-	defer cancel()
-	m, err := c.W.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"tag": tag}})
-	if err != nil {
-		c.h.Errorf("probe tool %s: %v", tool, err)
-	}
-	var res struct {
-		Result struct {
-			Structured ProbeState `json:"structuredContent"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(m.Raw, &res); err != nil || m.Env.Kind != jsonrpc.Response {
-		c.h.Errorf("probe tool %s answered %s", tool, m.Raw)
-	}
-	return res.Result.Structured
 }
 
 // WaitEnded waits up to d for call's stream to end.

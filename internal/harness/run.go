@@ -73,14 +73,39 @@ func Selected(opts RunOptions) ([]*Check, error) {
 		if !slices.ContainsFunc(c.Transports, func(t string) bool { return filter(c.Labels(t)) }) {
 			continue
 		}
-		if len(focus) > 0 && !slices.ContainsFunc(focus, func(re *regexp.Regexp) bool {
-			return re.MatchString(c.Area() + " " + c.ID + " " + c.Title)
-		}) {
+		if len(focus) > 0 && !slices.ContainsFunc(focus, func(re *regexp.Regexp) bool { return focusMatches(re, c) }) {
 			continue
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// focusMatches reports whether a --focus regexp selects c: it matches the
+// check's id, its title, or "AREA ID TITLE" (so that an anchored
+// '^SSE-HEARTBEAT$' names one check and an unanchored 'PROGRESS' or
+// 'cancel' keeps selecting what it did).
+func focusMatches(re *regexp.Regexp, c *Check) bool {
+	return re.MatchString(c.ID) || re.MatchString(c.Title) || re.MatchString(c.Area()+" "+c.ID+" "+c.Title)
+}
+
+// focusFilter is the label filter that runs exactly the selected checks
+// under Ginkgo: Ginkgo's own focus would match a regexp against its spec's
+// full text (the container, a target prefix, the id and the title), where
+// an anchored id never matches.
+func focusFilter(labelFilter string, selected []*Check) string {
+	ids := make([]string, 0, len(selected))
+	for _, c := range selected {
+		ids = append(ids, "id:"+c.ID)
+	}
+	if len(ids) == 0 {
+		ids = append(ids, "id:none-selected")
+	}
+	f := "(" + strings.Join(ids, " || ") + ")"
+	if labelFilter != "" {
+		f = "(" + labelFilter + ") && " + f
+	}
+	return f
 }
 
 // selectsPassive reports whether the options select passive check c
@@ -91,7 +116,7 @@ func selectsPassive(opts RunOptions, c *Check) bool {
 		return false
 	}
 	for _, f := range opts.Focus {
-		if re, err := regexp.Compile(f); err == nil && re.MatchString(c.Area()+" "+c.ID+" "+c.Title) {
+		if re, err := regexp.Compile(f); err == nil && focusMatches(re, c) {
 			return true
 		}
 	}
@@ -159,7 +184,9 @@ func Run(cfg *Config, opts RunOptions, define func()) (*reports.Report, error) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
 	suiteCfg.LabelFilter = opts.LabelFilter
-	suiteCfg.FocusStrings = opts.Focus
+	if len(opts.Focus) > 0 {
+		suiteCfg.LabelFilter = focusFilter(opts.LabelFilter, selected)
+	}
 	suiteCfg.RandomSeed = 1
 	suiteCfg.GracePeriod = 5 * time.Second
 	suiteCfg.Timeout = opts.Budget

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcp-conform/mcp-conform/internal/auth"
+	"github.com/mcp-conform/mcp-conform/internal/cmdline"
 	"github.com/mcp-conform/mcp-conform/internal/httpheader"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -254,14 +255,18 @@ func (c *Config) WithDefaults() *Config {
 }
 
 // StdioManifest builds a manifest for a bare command line given with
-// --stdio: no roles, so checks that need one SKIP.
-func StdioManifest(cmdline string) (*Manifest, error) {
-	argv := strings.Fields(cmdline)
+// --stdio (split by the shell's quoting rules, nothing expanded: see
+// internal/cmdline): no roles, so checks that need one SKIP.
+func StdioManifest(line string) (*Manifest, error) {
+	argv, err := cmdline.Split(line)
+	if err != nil {
+		return nil, fmt.Errorf("--stdio: %w", err)
+	}
 	if len(argv) == 0 {
 		return nil, errors.New("--stdio needs a command")
 	}
 	wd, _ := os.Getwd()
-	m := &Manifest{Name: cmdline, Transport: "stdio", Command: argv, Dir: wd}
+	m := &Manifest{Name: line, Transport: "stdio", Command: argv, Dir: wd}
 	return m, m.Validate()
 }
 

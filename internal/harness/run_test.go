@@ -1,0 +1,71 @@
+package harness
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// TestFocusSelects: a --focus regexp is matched against the check id (and
+// the title, and "AREA ID TITLE" as before), so an anchored id names one
+// check, and the label filter handed to Ginkgo runs exactly the checks
+// selected (Ginkgo's own focus would match its longer spec text).
+func TestFocusSelects(t *testing.T) {
+	saved := catalog
+	t.Cleanup(func() { catalog = saved })
+	catalog = []*Check{
+		{ID: "SSE-HEADERS", Title: "event streams carry X-Accel-Buffering: no", Transports: []string{"http"}},
+		{ID: "SSE-HEARTBEAT", Title: "a silent event stream carries comment keep-alives", Transports: []string{"http"}},
+		{ID: "PROGRESS-MONOTONIC", Title: "progress increases", Transports: []string{"stdio", "http"}},
+		{ID: "PROGRESS-MONOTONIC-HTTP", Title: "progress increases over HTTP", Transports: []string{"http"}},
+		{ID: "CANCEL-STDIO-SUPPRESS", Title: "no response after cancellation", Transports: []string{"stdio"}},
+	}
+	for _, tc := range []struct {
+		focus []string
+		label string
+		want  []string
+	}{
+		{[]string{"^SSE-HEARTBEAT$"}, "", []string{"SSE-HEARTBEAT"}},
+		{[]string{"^PROGRESS-MONOTONIC$"}, "", []string{"PROGRESS-MONOTONIC"}},
+		{[]string{"^SSE-HEARTBEAT$", "^CANCEL-STDIO-SUPPRESS$"}, "", []string{"SSE-HEARTBEAT", "CANCEL-STDIO-SUPPRESS"}},
+		// Unanchored uses keep working: a part of an id, an area, a title word.
+		{[]string{"PROGRESS"}, "", []string{"PROGRESS-MONOTONIC", "PROGRESS-MONOTONIC-HTTP"}},
+		{[]string{"SSE"}, "", []string{"SSE-HEADERS", "SSE-HEARTBEAT"}},
+		{[]string{"keep-alives"}, "", []string{"SSE-HEARTBEAT"}},
+		{[]string{"^a silent event"}, "", []string{"SSE-HEARTBEAT"}},
+		{[]string{"SSE HEADERS"}, "", nil},
+		{[]string{"^PROGRESS"}, "transport:stdio", []string{"PROGRESS-MONOTONIC"}},
+		{[]string{"^NOPE$"}, "", nil},
+	} {
+		t.Run(strings.Join(tc.focus, ","), func(t *testing.T) {
+			opts := RunOptions{Focus: tc.focus, LabelFilter: tc.label}
+			sel, err := Selected(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range sel {
+				got = append(got, c.ID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Selected = %v, want %v", got, tc.want)
+			}
+			// The filter Ginkgo gets keeps exactly these checks, on the
+			// transports the user's label filter keeps.
+			f, err := types.ParseLabelFilter(focusFilter(tc.label, sel))
+			if err != nil {
+				t.Fatalf("focusFilter %q: %v", focusFilter(tc.label, sel), err)
+			}
+			for _, c := range catalog {
+				for _, tr := range c.Transports {
+					want := slices.Contains(tc.want, c.ID) && (tc.label == "" || "transport:"+tr == tc.label)
+					if got := f(c.Labels(tr)); got != want {
+						t.Errorf("filter %q on %s/%s = %v, want %v", focusFilter(tc.label, sel), c.ID, tr, got, want)
+					}
+				}
+			}
+		})
+	}
+}
