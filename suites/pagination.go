@@ -13,9 +13,8 @@ import (
 const paginationPage = "specification/VERSION/server/utilities/pagination.mdx"
 
 // The pagination checks, on tools/list (the one list every tool server
-// has). Each names the docs/CLAUSES.md ids it enforces in its comment.
+// has). Each declares the docs/CLAUSES.md ids it enforces (Clauses).
 var (
-	// pag#2, pag#3.
 	checkPaginationInvalidCursor = register(&Check{
 		ID:    "PAGINATION-INVALID-CURSOR",
 		Title: "a tools/list cursor the server never issued gets the error -32602",
@@ -26,8 +25,9 @@ var (
 			Clause: "Servers SHOULD: [...] Handle invalid cursors gracefully [...] Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."},
 			"2026-07-28", "2025-11-25", "2025-06-18"),
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"pag#2", "pag#3"},
+		Limits:     map[string]string{"pag#2": "tools/list only", "pag#3": "tools/list only"},
 	})
-	// pag#1.
 	checkPaginationWalk = register(&Check{
 		ID:    "PAGINATION-WALK",
 		Title: "following tools/list's nextCursor visits every tool once, and a cursor gives the same page again",
@@ -38,6 +38,8 @@ var (
 			Clause: "Servers SHOULD: Provide stable cursors [a cursor names a position in the list: following them visits each item once, and asking for a cursor again gives the same page]"},
 			"2026-07-28", "2025-11-25", "2025-06-18"),
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"pag#1"},
+		Limits:     map[string]string{"pag#1": "tools/list only"},
 	})
 )
 
@@ -49,14 +51,15 @@ func registerPagination() {
 }
 
 func paginationInvalidCursor(h *H) {
+	recallToolsList(h)
 	onEither(h, func(r rpc) {
 		r.listPage("") // the server lists tools at all
 		bogus := unique("mcp-conform-never-issued-cursor")
-		m := r.call("tools/list", map[string]any{"cursor": bogus}, h.cfg.OpTimeout)
+		m := r.call("tools/list", map[string]any{"cursor": bogus}, h.Cfg().OpTimeout)
 		switch {
 		case m.Env.Kind == jsonrpc.Response:
 			h.Failf("tools/list with the cursor %q, which the server never issued, was answered with a page (id %s), not the error -32602", bogus, m.Env.ID)
-		case errorCode(m.Env.Error) != codeInvalidParams:
+		case errorCode(m.Env.Error) != jsonrpc.CodeInvalidParams:
 			h.Failf("tools/list with the cursor %q, which the server never issued, got the error %s (id %s), want -32602", bogus, describeError(m.Env.Error), m.Env.ID)
 		}
 		r.ping("after an invalid cursor")
@@ -64,10 +67,8 @@ func paginationInvalidCursor(h *H) {
 	})
 }
 
-// codeInvalidParams is JSON-RPC's invalid params.
-const codeInvalidParams = -32602
-
 func paginationWalk(h *H) {
+	recallToolsList(h)
 	onEither(h, func(r rpc) {
 		pages := r.walkTools()
 		if len(pages) == 1 {

@@ -26,4 +26,6 @@ func Register() {
 	registerSecurity()
 	registerSecurityAuth()
 	registerLifecycle()
+	registerToolContract()
+	registerPagination()
 }

@@ -18,9 +18,8 @@ import (
 )
 
 // The tool contract checks (tools.mdx, and basic/index.mdx "JSON Schema
-// Usage"). Each names the docs/CLAUSES.md ids it enforces in its comment.
+// Usage"). Each declares the docs/CLAUSES.md ids it enforces (Clauses).
 var (
-	// tl#3, basic#12.
 	checkToolsInputSchema = register(&Check{
 		ID:    "TOOLS-INPUT-SCHEMA",
 		Title: "every tool's inputSchema is a valid JSON Schema of its declared dialect (2020-12 by default)",
@@ -36,8 +35,9 @@ var (
 				Clause: "inputSchema: JSON Schema defining expected parameters [...] Defaults to 2020-12 if no $schema field is present; MUST be a valid JSON Schema object (not null) [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"}},
 		),
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"tl#3", "basic#12"},
+		Limits:     map[string]string{"basic#12": "the inputSchemas of tools/list only"},
 	})
-	// tl#9 (and basic#12 for the outputSchema, 2025-11-25 and 2026-07-28).
 	checkToolsOutputSchema = register(&Check{
 		ID:    "TOOLS-OUTPUT-SCHEMA",
 		Title: "a tool with an outputSchema returns structuredContent that conforms to it",
@@ -58,8 +58,12 @@ var (
 				Clause: "If an output schema is provided: Servers MUST provide structured results that conform to this schema. [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"}},
 		),
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"tl#9", "basic#12"},
+		Limits: map[string]string{
+			"tl#9":     "the tools it may call safely only: the structured role, read-only tools that take {}",
+			"basic#12": "the outputSchemas of the tools it calls only",
+		},
 	})
-	// tl#4, tl#5, tl#6, tl#7.
 	checkToolsNames = register(&Check{
 		ID:    "TOOLS-NAMES",
 		Title: "tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and ., and unique",
@@ -69,8 +73,12 @@ var (
 			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern, Clause: toolNameClause}},
 		),
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"tl#4", "tl#5", "tl#6", "tl#7"},
+		Limits: map[string]string{
+			"tl#4": "judged on every name; no mutant lists a name of the wrong length yet",
+			"tl#7": "judged on every name; no mutant lists a name twice yet",
+		},
 	})
-	// tl#14 (MUST), tl#15 (SHOULD).
 	checkToolsListStable = register(&Check{
 		ID:    "TOOLS-LIST-STABLE",
 		Title: "tools/list gives the same set (in the same order) across requests and connections",
@@ -81,6 +89,8 @@ var (
 		Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: toolsModern,
 			Clause: "Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client. This set MAY be empty and MAY change over time [...], but MUST NOT vary per-connection or as a side effect of other requests on the connection. [...] Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."}},
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"tl#14", "tl#15"},
+		Limits:     map[string]string{"tl#15": "judged on three lists; no mutant reorders its tools yet"},
 	})
 	// tl#11 (MUST); the isError form is mcp-conform's reading of the error
 	// classification of tools.mdx 2025-11-25 and 2026-07-28 (no keyword).
@@ -105,6 +115,8 @@ var (
 				Clause: "Servers MUST: Validate all tool inputs [...] Tool Execution Errors [...]: Input validation errors (e.g., date in wrong format, value out of range) [...] They are reported in tool results with isError: true [the classification: mcp-conform's reading, WARN]"}},
 		),
 		Transports: []string{"stdio", "http"},
+		Clauses:    []string{"tl#11"},
+		Limits:     map[string]string{"tl#11": "one read-only tool, one invalid argument set"},
 	})
 )
 
@@ -147,21 +159,47 @@ type listPageOf struct {
 // maxToolPages bounds a walk of tools/list.
 const maxToolPages = 50
 
+// toolsListRefused names, for H.Remember and H.Recall, the verdict on a
+// target that does not answer the first tools/list with a result: every
+// check of this file and of pagination.go needs that answer, and the first
+// to be refused gives the others its verdict and transcript at once
+// (instead of each starting the target again to be refused, or to wait
+// out the exchange timeout).
+const toolsListRefused = "tools/list refused"
+
+// recallToolsList ends the check at once when an earlier check of the run
+// was refused tools/list by this target (see toolsListRefused).
+func recallToolsList(h *H) { h.Recall(toolsListRefused) }
+
 // listPage asks for one page of tools/list; a server that declares the
 // tools capability must answer it with a result (else the check FAILs:
 // tools.mdx binds servers that support tools); one that does not, and
-// refuses the first page, has nothing to judge (SKIP).
+// refuses the first page, has nothing to judge (SKIP). A refused or
+// unanswered first page is remembered for the run's other tools/list
+// checks (toolsListRefused).
 func (r rpc) listPage(cursor string) listPageOf {
 	var params map[string]any
 	if cursor != "" {
 		params = map[string]any{"cursor": cursor}
 	}
-	m := r.call("tools/list", params, r.h.cfg.OpTimeout)
+	m, err := r.try("tools/list", params, r.h.Cfg().OpTimeout)
+	if err != nil {
+		if cursor == "" {
+			r.h.Remember(toolsListRefused, reports.Fail, err.Error())
+		}
+		r.h.FailServer("%v", err)
+	}
 	if m.Env.Kind != jsonrpc.Response && cursor == "" && !declaresTools(r.sess.Capabilities) {
-		r.h.Skip(fmt.Sprintf("the server declares no tools capability and answered tools/list with the error %s: it has no tools to judge", describeError(m.Env.Error)))
+		why := fmt.Sprintf("the server declares no tools capability and answered tools/list with the error %s: it has no tools to judge", describeError(m.Env.Error))
+		r.h.Remember(toolsListRefused, reports.Skip, why)
+		r.h.Skip(why)
 	}
 	if m.Env.Kind != jsonrpc.Response {
-		r.h.failServer("tools/list (cursor %q) answered with an error, id %s: %s", cursor, m.Env.ID, describeError(m.Env.Error))
+		why := fmt.Sprintf("tools/list (cursor %q) answered with an error, id %s: %s", cursor, m.Env.ID, describeError(m.Env.Error))
+		if cursor == "" {
+			r.h.Remember(toolsListRefused, reports.Fail, why)
+		}
+		r.h.FailServer("%s", why)
 	}
 	var res struct {
 		Tools      []json.RawMessage `json:"tools"`
@@ -228,6 +266,7 @@ func allTools(pages []listPageOf) []listedTool {
 }
 
 func toolsInputSchema(h *H) {
+	recallToolsList(h)
 	onEither(h, func(r rpc) {
 		tools := allTools(r.walkTools())
 		var bad, unjudged []string
@@ -273,6 +312,7 @@ func (t listedTool) taskOnly() bool {
 }
 
 func toolsOutputSchema(h *H) {
+	recallToolsList(h)
 	onEither(h, func(r rpc) {
 		tools := allTools(r.walkTools())
 		type target struct {
@@ -281,7 +321,7 @@ func toolsOutputSchema(h *H) {
 			why  string
 		}
 		var targets []target
-		role, hasRole := h.target.Roles["structured"]
+		role, hasRole := h.Target().Roles["structured"]
 		for _, t := range tools {
 			if len(t.Def.OutputSchema) == 0 || string(t.Def.OutputSchema) == "null" {
 				continue
@@ -307,9 +347,9 @@ func toolsOutputSchema(h *H) {
 				h.Notef("tool %s: outputSchema not judged (%s)", tg.tool.Name, oneLine(err))
 				continue
 			}
-			m := r.call("tools/call", map[string]any{"name": tg.tool.Name, "arguments": tg.args}, h.cfg.CallTimeout)
+			m := r.call("tools/call", map[string]any{"name": tg.tool.Name, "arguments": tg.args}, h.Cfg().CallTimeout)
 			o := parseOutcome(m)
-			if o.failed() {
+			if o.Failed() {
 				h.Notef("tool %s (%s) answered id %s with an error: not judged", tg.tool.Name, tg.why, m.Env.ID)
 				continue
 			}
@@ -343,6 +383,7 @@ func acceptsEmpty(raw json.RawMessage) bool {
 var toolNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func toolsNames(h *H) {
+	recallToolsList(h)
 	onEither(h, func(r rpc) {
 		tools := allTools(r.walkTools())
 		var bad []string
@@ -379,11 +420,12 @@ func toolNamesOf(tools []listedTool) []string {
 }
 
 func toolsListStable(h *H) {
+	recallToolsList(h)
 	var first, again []string
 	onEither(h, func(r rpc) {
 		first = toolNamesOf(allTools(r.walkTools()))
 		r.ping("between two tools/list")
-		m := r.call("tools/call", map[string]any{"name": "mcp-conform-no-such-tool", "arguments": map[string]any{}}, h.cfg.OpTimeout)
+		m := r.call("tools/call", map[string]any{"name": "mcp-conform-no-such-tool", "arguments": map[string]any{}}, h.Cfg().OpTimeout)
 		h.Notef("a tools/call of an unknown tool between the lists was answered (id %s, %s)", m.Env.ID, m.Env.Kind)
 		again = toolNamesOf(allTools(r.walkTools()))
 	})
@@ -448,6 +490,7 @@ func invalidArguments(raw json.RawMessage, sch *jsonschema.Schema) (map[string]a
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func toolsInputValidated(h *H) {
+	recallToolsList(h)
 	onEither(h, func(r rpc) {
 		tools := allTools(r.walkTools())
 		var (
@@ -471,15 +514,15 @@ func toolsInputValidated(h *H) {
 		if args == nil {
 			h.Skip("no tool annotated readOnlyHint: true has an inputSchema that arguments can be built to fail (a required property, or a typed one)")
 		}
-		m := r.call("tools/call", map[string]any{"name": pick.Name, "arguments": args}, h.cfg.CallTimeout)
+		m := r.call("tools/call", map[string]any{"name": pick.Name, "arguments": args}, h.Cfg().CallTimeout)
 		o := parseOutcome(m)
 		switch {
-		case o.isError:
+		case o.IsError:
 			h.Notef("tools/call %s with %s: a tool execution error (isError), id %s", pick.Name, what, m.Env.ID)
-		case o.rpcError && h.Version() >= "2025-11-25":
+		case o.RPCError && h.Version() >= "2025-11-25":
 			h.Warnf("tools/call %s with %s was refused with the JSON-RPC error %d (id %s), not a tool execution error (isError: true), "+
 				"where tools.mdx %s lists input validation errors among tool execution errors", pick.Name, what, errorCode(m.Env.Error), m.Env.ID, h.Version())
-		case o.rpcError:
+		case o.RPCError:
 			h.Notef("tools/call %s with %s: a JSON-RPC error, id %s", pick.Name, what, m.Env.ID)
 		default:
 			h.Failf("tools/call %s with %s, which fail its inputSchema, ran: a successful result (id %s), where servers MUST validate all tool inputs",
