@@ -176,27 +176,33 @@ func recallToolsList(h *H) { h.Recall(toolsListRefused) }
 // tools.mdx binds servers that support tools); one that does not, and
 // refuses the first page, has nothing to judge (SKIP). A refused or
 // unanswered first page is remembered for the run's other tools/list
-// checks (toolsListRefused).
-func (r rpc) listPage(cursor string) listPageOf {
+// checks (toolsListRefused): listPage is the first request of a check's
+// connection, as it is of theirs.
+func (r rpc) listPage(cursor string) listPageOf { return r.listPageOnce(cursor, cursor == "") }
+
+// listPageOnce is listPage; remember says whether a refusal is remembered.
+func (r rpc) listPageOnce(cursor string, remember bool) listPageOf {
 	var params map[string]any
 	if cursor != "" {
 		params = map[string]any{"cursor": cursor}
 	}
 	m, err := r.try("tools/list", params, r.h.Cfg().OpTimeout)
 	if err != nil {
-		if cursor == "" {
+		if remember {
 			r.h.Remember(toolsListRefused, reports.Fail, err.Error())
 		}
 		r.h.FailServer("%v", err)
 	}
 	if m.Env.Kind != jsonrpc.Response && cursor == "" && !declaresTools(r.sess.Capabilities) {
 		why := fmt.Sprintf("the server declares no tools capability and answered tools/list with the error %s: it has no tools to judge", describeError(m.Env.Error))
-		r.h.Remember(toolsListRefused, reports.Skip, why)
+		if remember {
+			r.h.Remember(toolsListRefused, reports.Skip, why)
+		}
 		r.h.Skip(why)
 	}
 	if m.Env.Kind != jsonrpc.Response {
 		why := fmt.Sprintf("tools/list (cursor %q) answered with an error, id %s: %s", cursor, m.Env.ID, describeError(m.Env.Error))
-		if cursor == "" {
+		if remember {
 			r.h.Remember(toolsListRefused, reports.Fail, why)
 		}
 		r.h.FailServer("%s", why)
@@ -236,10 +242,16 @@ func declaresTools(caps json.RawMessage) bool {
 // walkTools lists every page of tools/list, following nextCursor until a
 // page has none; a cursor given twice, or more than maxToolPages pages,
 // FAILs (following them never ends).
-func (r rpc) walkTools() []listPageOf {
+func (r rpc) walkTools() []listPageOf { return r.walk(true) }
+
+// relist is walkTools after other requests on the connection: a refusal
+// then is this check's own (not remembered for the others).
+func (r rpc) relist() []listPageOf { return r.walk(false) }
+
+func (r rpc) walk(remember bool) []listPageOf {
 	var pages []listPageOf
 	seen := map[string]bool{}
-	p := r.listPage("")
+	p := r.listPageOnce("", remember)
 	for {
 		pages = append(pages, p)
 		if p.next == "" {
@@ -427,7 +439,7 @@ func toolsListStable(h *H) {
 		r.ping("between two tools/list")
 		m := r.call("tools/call", map[string]any{"name": "mcp-conform-no-such-tool", "arguments": map[string]any{}}, h.Cfg().OpTimeout)
 		h.Notef("a tools/call of an unknown tool between the lists was answered (id %s, %s)", m.Env.ID, m.Env.Kind)
-		again = toolNamesOf(allTools(r.walkTools()))
+		again = toolNamesOf(allTools(r.relist()))
 	})
 	var other []string
 	onEither(h, func(r rpc) { other = toolNamesOf(allTools(r.walkTools())) })
