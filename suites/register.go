@@ -27,4 +27,6 @@ func Register() {
 	registerSecurityAuth()
 	registerLifecycle()
 	registerHTTPModern()
+	registerToolContract()
+	registerPagination()
 }

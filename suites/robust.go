@@ -163,6 +163,16 @@ func onEither(h *H, body func(r rpc)) {
 // call sends a request with a fresh id and waits up to d for its reply; a
 // server that gives none fails the check.
 func (r rpc) call(method string, params map[string]any, d time.Duration) clients.Message {
+	m, err := r.try(method, params, d)
+	if err != nil {
+		r.h.FailServer("%v", err)
+	}
+	return m
+}
+
+// try sends a request with a fresh id and waits up to d for its reply; the
+// error says which id got none.
+func (r rpc) try(method string, params map[string]any, d time.Duration) (clients.Message, error) {
 	ctx, cancel := context.WithTimeout(r.h.Ctx(), d)
 	defer cancel()
 	var (
@@ -184,9 +194,9 @@ func (r rpc) call(method string, params map[string]any, d time.Duration) clients
 		}
 	}
 	if err != nil {
-		r.h.FailServer("no response for id %s (%s): %v%s", id, method, err, r.hint())
+		return m, fmt.Errorf("no response for id %s (%s): %v%s", id, method, err, r.hint())
 	}
-	return m
+	return m, nil
 }
 
 // ping sends the era's barrier request and fails the check when the

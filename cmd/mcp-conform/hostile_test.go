@@ -808,6 +808,9 @@ func TestProxyDropsOneResponse(t *testing.T) {
 var badInputChecks = map[string]bool{
 	"ROBUST-INVALID-REQUEST": true, "ROBUST-INVALID-PARAMS": true, "ROBUST-UNKNOWN-TOOL": true,
 	"ROBUST-OVERSIZE": true, "ROBUST-INVALID-UTF8": true, "ROBUST-STRAY-RESPONSE": true,
+	// The tool contract and pagination judge tools/list and tools/call.
+	"TOOLS-INPUT-SCHEMA": true, "TOOLS-OUTPUT-SCHEMA": true, "TOOLS-NAMES": true, "TOOLS-LIST-STABLE": true,
+	"TOOLS-INPUT-VALIDATED": true, "PAGINATION-INVALID-CURSOR": true, "PAGINATION-WALK": true,
 }
 
 // ownVerdict accepts any status of c but ERROR (unless the case is one

@@ -249,6 +249,25 @@ var mutantCases = []mutantCase{
 	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
 	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401"},
 	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401"},
+	// The tool contract (suites/tools_schema.go) and pagination
+	// (suites/pagination.go): each mutant breaks its check's clause only.
+	{mutant: "input-schema-invalid", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
+	{mutant: "input-schema-invalid", spec: "2025-11-25", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
+	{mutant: "structured-off-schema", want: reports.Fail, evidence: "does not conform to its outputSchema"},
+	{mutant: "structured-off-schema", spec: "2025-06-18", want: reports.Fail, evidence: "does not conform to its outputSchema"},
+	{mutant: "tool-name-invalid", want: reports.Warn, evidence: "has characters other than"},
+	{mutant: "tool-name-invalid", spec: "2025-11-25", want: reports.Warn, evidence: "has characters other than"},
+	{mutant: "tools-list-side-effect", want: reports.Fail, evidence: "changed after other requests on the connection"},
+	{mutant: "input-unvalidated", want: reports.Fail, evidence: "which fail its inputSchema, ran"},
+	{mutant: "input-unvalidated", spec: "2025-06-18", want: reports.Fail, evidence: "which fail its inputSchema, ran"},
+	// 2025-06-18 lists invalid arguments among protocol errors: -32602
+	// passes there.
+	{mutant: "input-error-protocol", want: reports.Warn, evidence: "not a tool execution error"},
+	{mutant: "input-error-protocol", spec: "2025-11-25", want: reports.Warn, evidence: "not a tool execution error"},
+	{mutant: "cursor-unchecked", want: reports.Warn, evidence: "was answered with a page"},
+	{mutant: "cursor-unchecked", spec: "2025-06-18", want: reports.Warn, evidence: "was answered with a page"},
+	{mutant: "cursor-stateful", want: reports.Warn, evidence: "the cursor is not stable"},
+	{mutant: "cursor-stateful", spec: "2025-11-25", want: reports.Warn, evidence: "the cursor is not stable"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

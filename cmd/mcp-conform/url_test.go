@@ -12,7 +12,8 @@ import (
 )
 
 // roleFreeInput are the bad-input checks that need no role.
-var roleFreeInput = []string{"ROBUST-INVALID-REQUEST", "ROBUST-INVALID-PARAMS", "ROBUST-UNKNOWN-TOOL", "ROBUST-OVERSIZE", "ROBUST-INVALID-UTF8", "ROBUST-STRAY-RESPONSE"}
+var roleFreeInput = []string{"ROBUST-INVALID-REQUEST", "ROBUST-INVALID-PARAMS", "ROBUST-UNKNOWN-TOOL", "ROBUST-OVERSIZE", "ROBUST-INVALID-UTF8", "ROBUST-STRAY-RESPONSE",
+	"TOOLS-INPUT-SCHEMA", "TOOLS-OUTPUT-SCHEMA", "TOOLS-NAMES", "TOOLS-INPUT-VALIDATED", "PAGINATION-INVALID-CURSOR", "PAGINATION-WALK"}
 
 // TestRunURL runs `mcp-conform run --url` as a user would against the
 // reference server started as `mcp-conform fixture --http`: with no
@@ -36,9 +37,9 @@ func TestRunURL(t *testing.T) {
 		spec string
 		pass []string // the checks that need no role
 	}{
-		{"2026-07-28", append([]string{"SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED"}, roleFreeInput...)},
+		{"2026-07-28", append([]string{"SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED", "TOOLS-LIST-STABLE", "SCHEMA-VALID"}, roleFreeInput...)},
 		{"2025-11-25", append([]string{"SESSION-REQUIRED", "SESSION-UNKNOWN-404", "SESSION-DELETE", "SECURITY-ORIGIN", "SECURITY-PROTOCOL-VERSION", "ROBUST-PARSE-ERROR", "ROBUST-UNKNOWN-METHOD", "ROBUST-BATCH-REJECTED",
-			"SECURITY-SESSION-ENTROPY", "SECURITY-SESSION-REUSE"}, roleFreeInput...)},
+			"SECURITY-SESSION-ENTROPY", "SECURITY-SESSION-REUSE", "SCHEMA-VALID", "LIFECYCLE-PING-EMPTY"}, roleFreeInput...)},
 	} {
 		t.Run("spec="+tc.spec, func(t *testing.T) {
 			limitParallel(t)

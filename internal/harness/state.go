@@ -37,6 +37,7 @@ func Configure(c *Config, onResult func(reports.Check)) {
 	current = c.WithDefaults()
 	probed = map[*Manifest]*probeResult{}
 	evidence = newRunEvidence()
+	memory = map[rememberKey]remembered{}
 	results = nil
 	resetSchemaRuns()
 	onCheck = onResult
