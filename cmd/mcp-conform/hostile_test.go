@@ -235,6 +235,12 @@ func TestHostileTargets(t *testing.T) {
 					continue
 				}
 				stdioChecks++
+				if chk, _ := suites.Lookup(c.ID); c.Status == reports.Skip && strings.HasPrefix(c.Reason, "not in ") &&
+					!slices.Contains(chk.VersionsOn("stdio"), c.ProtocolVersion) {
+					// A check of another version (these targets speak
+					// 2025-11-25 only): not run, and the report says so.
+					continue
+				}
 				if chk, _ := suites.Lookup(c.ID); lacksRole(chk, c) {
 					// A check needing a role these manifests do not declare
 					// (they declare slow) has nothing to run: SKIP, with why.
@@ -811,6 +817,9 @@ var badInputChecks = map[string]bool{
 	// The tool contract and pagination judge tools/list and tools/call.
 	"TOOLS-INPUT-SCHEMA": true, "TOOLS-OUTPUT-SCHEMA": true, "TOOLS-NAMES": true, "TOOLS-LIST-STABLE": true,
 	"TOOLS-INPUT-VALIDATED": true, "PAGINATION-INVALID-CURSOR": true, "PAGINATION-WALK": true,
+	// SCHEMA-VALID judges every message the others' connections carried
+	// (garbage lines are not JSON: basic#1).
+	"SCHEMA-VALID": true,
 }
 
 // ownVerdict accepts any status of c but ERROR (unless the case is one

@@ -237,7 +237,11 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 // BuildReport assembles the report of the checks recorded so far in this
 // process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
-	r := buildReport(cfg, toolVersion, started, append(Results(), schemaResults()...), NegotiatedVersion())
+	res := append(Results(), schemaResults()...)
+	if schemaIsOn() {
+		res = append(res, schemaGaps(res)...)
+	}
+	r := buildReport(cfg, toolVersion, started, res, NegotiatedVersion())
 	cfgMu.Lock()
 	tools := map[string][]map[string]any{}
 	for m, p := range probed {
@@ -377,4 +381,59 @@ func MergeReports(cfg *Config, toolVersion string, started time.Time, parts []*r
 	r := buildReport(cfg, toolVersion, started, res, "")
 	r.RetryClasses = rows
 	return r
+}
+
+// schemaGaps makes the SCHEMA-VALID result of every transport whose checks
+// were recorded but left no connection to validate (the target never
+// started, or every check ended before one): ERROR, as the others are,
+// when every check there is ERROR; otherwise SKIP. Without it the passive
+// check would be missing from the report of a target that never started.
+func schemaGaps(res []reports.Check) []reports.Check {
+	c := schemaCheck
+	if c == nil {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, r := range res {
+		if r.ID == c.ID {
+			has[r.Transport] = true
+		}
+	}
+	var order []string
+	allErr := map[string]bool{}
+	version := map[string]string{}
+	for _, r := range res {
+		if r.ID == c.ID || has[r.Transport] {
+			continue
+		}
+		if _, seen := allErr[r.Transport]; !seen {
+			order = append(order, r.Transport)
+			allErr[r.Transport] = true
+		}
+		allErr[r.Transport] = allErr[r.Transport] && r.Status == reports.Error
+		if version[r.Transport] == "" {
+			version[r.Transport] = r.ProtocolVersion
+		}
+	}
+	var out []reports.Check
+	for _, tr := range order {
+		v := version[tr]
+		rule, ok := c.RuleOn(tr, v)
+		if !ok {
+			vs := c.VersionsOn(tr)
+			if len(vs) == 0 {
+				continue
+			}
+			rule, _ = c.RuleOn(tr, vs[0])
+		}
+		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
+			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: tr, ProtocolVersion: v, Status: reports.Skip,
+			Reason: "no check received a message from the server on this transport: nothing to validate"}
+		if allErr[tr] {
+			res.Status = reports.Error
+			res.Reason = "no message from the server to validate: every check on this transport ended in ERROR (the target did not start or negotiate)"
+		}
+		out = append(out, res)
+	}
+	return out
 }

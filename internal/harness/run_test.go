@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // TestFocusSelects: a --focus regexp is matched against the check id (and
@@ -67,5 +69,34 @@ func TestFocusSelects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSchemaGaps: a transport whose checks left nothing to validate still
+// gets its SCHEMA-VALID result — ERROR when every check there is ERROR (the
+// target never started), SKIP otherwise — and one that has a result keeps
+// only it.
+func TestSchemaGaps(t *testing.T) {
+	saved := schemaCheck
+	t.Cleanup(func() { schemaCheck = saved })
+	rule := Rule{Level: reports.Must, Spec: "specification/VERSION/basic/index.mdx", Clause: "c"}
+	schemaCheck = &Check{ID: "SCHEMA-VALID", Passive: true, Transports: []string{"stdio", "http"},
+		Rules: map[string]Rule{"2025-11-25": rule}}
+	res := []reports.Check{
+		{ID: "A", Transport: "stdio", ProtocolVersion: "2025-11-25", Status: reports.Error},
+		{ID: "B", Transport: "stdio", ProtocolVersion: "2025-11-25", Status: reports.Error},
+		{ID: "A", Transport: "http", ProtocolVersion: "2025-11-25", Status: reports.Skip},
+		{ID: "B", Transport: "http", ProtocolVersion: "2025-11-25", Status: reports.Error},
+	}
+	got := schemaGaps(res)
+	if len(got) != 2 || got[0].Transport != "stdio" || got[0].Status != reports.Error || got[1].Transport != "http" || got[1].Status != reports.Skip {
+		t.Fatalf("schemaGaps = %+v, want stdio ERROR then http SKIP", got)
+	}
+	if got[0].Reason == "" || got[1].Reason == "" || got[0].Level != reports.Must {
+		t.Errorf("gap results lack a reason or the rule's level: %+v", got)
+	}
+	withResult := append(res, reports.Check{ID: "SCHEMA-VALID", Transport: "stdio", Status: reports.Pass})
+	if got := schemaGaps(withResult); len(got) != 1 || got[0].Transport != "http" {
+		t.Errorf("with a stdio result: %+v, want the http gap only", got)
 	}
 }
