@@ -385,8 +385,8 @@ func MergeReports(cfg *Config, toolVersion string, started time.Time, parts []*r
 
 // schemaGaps makes the SCHEMA-VALID result of every transport whose checks
 // were recorded but left no connection to validate (the target never
-// started, or every check ended before one): ERROR, as the others are,
-// when every check there is ERROR; otherwise SKIP. Without it the passive
+// started, or every check ended before one): ERROR, naming the first
+// other ERROR, when no check there reached a verdict; otherwise SKIP. Without it the passive
 // check would be missing from the report of a target that never started.
 func schemaGaps(res []reports.Check) []reports.Check {
 	c := schemaCheck
@@ -400,17 +400,25 @@ func schemaGaps(res []reports.Check) []reports.Check {
 		}
 	}
 	var order []string
-	allErr := map[string]bool{}
+	verdict := map[string]bool{}           // a check there reached a verdict
+	firstErr := map[string]reports.Check{} // the first ERROR there
 	version := map[string]string{}
 	for _, r := range res {
 		if r.ID == c.ID || has[r.Transport] {
 			continue
 		}
-		if _, seen := allErr[r.Transport]; !seen {
+		if _, seen := version[r.Transport]; !seen {
 			order = append(order, r.Transport)
-			allErr[r.Transport] = true
+			version[r.Transport] = ""
 		}
-		allErr[r.Transport] = allErr[r.Transport] && r.Status == reports.Error
+		switch r.Status {
+		case reports.Pass, reports.Fail, reports.Warn:
+			verdict[r.Transport] = true
+		case reports.Error:
+			if _, ok := firstErr[r.Transport]; !ok {
+				firstErr[r.Transport] = r
+			}
+		}
 		if version[r.Transport] == "" {
 			version[r.Transport] = r.ProtocolVersion
 		}
@@ -429,9 +437,9 @@ func schemaGaps(res []reports.Check) []reports.Check {
 		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
 			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: tr, ProtocolVersion: v, Status: reports.Skip,
 			Reason: "no check received a message from the server on this transport: nothing to validate"}
-		if allErr[tr] {
+		if e, ok := firstErr[tr]; ok && !verdict[tr] {
 			res.Status = reports.Error
-			res.Reason = "no message from the server to validate: every check on this transport ended in ERROR (the target did not start or negotiate)"
+			res.Reason = fmt.Sprintf("no message from the server to validate: no check on this transport reached it (%s: %s)", e.ID, e.Reason)
 		}
 		out = append(out, res)
 	}

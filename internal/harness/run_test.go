@@ -73,9 +73,9 @@ func TestFocusSelects(t *testing.T) {
 }
 
 // TestSchemaGaps: a transport whose checks left nothing to validate still
-// gets its SCHEMA-VALID result — ERROR when every check there is ERROR (the
-// target never started), SKIP otherwise — and one that has a result keeps
-// only it.
+// gets its SCHEMA-VALID result — ERROR when no check there reached a verdict
+// and one ERRORed (the target never started), SKIP otherwise — and one that
+// has a result keeps only it.
 func TestSchemaGaps(t *testing.T) {
 	saved := schemaCheck
 	t.Cleanup(func() { schemaCheck = saved })
@@ -85,7 +85,8 @@ func TestSchemaGaps(t *testing.T) {
 	res := []reports.Check{
 		{ID: "A", Transport: "stdio", ProtocolVersion: "2025-11-25", Status: reports.Error},
 		{ID: "B", Transport: "stdio", ProtocolVersion: "2025-11-25", Status: reports.Error},
-		{ID: "A", Transport: "http", ProtocolVersion: "2025-11-25", Status: reports.Skip},
+		{ID: "C", Transport: "stdio", ProtocolVersion: "2025-11-25", Status: reports.Skip},
+		{ID: "A", Transport: "http", ProtocolVersion: "2025-11-25", Status: reports.Pass},
 		{ID: "B", Transport: "http", ProtocolVersion: "2025-11-25", Status: reports.Error},
 	}
 	got := schemaGaps(res)
