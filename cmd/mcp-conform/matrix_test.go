@@ -161,7 +161,9 @@ var mutantCases = []mutantCase{
 		also: []string{"ROBUST-INVALID-UTF8"}}, // bytes that are not UTF-8 are not JSON either: it crashes on them too
 	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
 	{mutant: "silent-on-parse-error", spec: "2025-11-25", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
-	{mutant: "http-status-not-jsonrpc", want: reports.Fail, evidence: "not a JSON-RPC error"},
+	// In 2026-07-28 its bare 404 also breaks h#17's "404 and a JSON-RPC
+	// error -32601".
+	{mutant: "http-status-not-jsonrpc", want: reports.Fail, evidence: "not a JSON-RPC error", also: []string{"HTTP-METHOD-NOT-FOUND-404"}},
 	{mutant: "http-status-not-jsonrpc", spec: "2025-11-25", want: reports.Fail, evidence: "not a JSON-RPC error"},
 	// Processing a batch breaks no server sentence (mcp-conform's reading:
 	// WARN); on stdio its array reply is not a valid MCP message (FAIL).

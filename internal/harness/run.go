@@ -240,6 +240,7 @@ func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Re
 	res := append(Results(), schemaResults()...)
 	if schemaIsOn() {
 		res = append(res, schemaGaps(res)...)
+		schemaCutShort(res)
 	}
 	r := buildReport(cfg, toolVersion, started, res, NegotiatedVersion())
 	cfgMu.Lock()
@@ -444,4 +445,31 @@ func schemaGaps(res []reports.Check) []reports.Check {
 		out = append(out, res)
 	}
 	return out
+}
+
+// schemaCutShort turns a SCHEMA-VALID PASS into an ERROR when the run was
+// cut short (a check interrupted, or never run): the messages it judged are
+// only those of the checks that ran, so "valid" is not its verdict. A
+// violation it found stays a FAIL (a message it saw broke the schema).
+func schemaCutShort(res []reports.Check) {
+	c := schemaCheck
+	if c == nil {
+		return
+	}
+	cut := false
+	for _, r := range res {
+		if r.ID != c.ID && r.Status == reports.Error && (strings.HasPrefix(r.Reason, "interrupted") || strings.HasPrefix(r.Reason, "not run")) {
+			cut = true
+			break
+		}
+	}
+	if !cut {
+		return
+	}
+	for i := range res {
+		if res[i].ID == c.ID && res[i].Status == reports.Pass {
+			res[i].Status = reports.Error
+			res[i].Reason = "not run to its end: the run was cut short before every check ran (" + res[i].Reason + " so far)"
+		}
+	}
 }

@@ -101,3 +101,28 @@ func TestSchemaGaps(t *testing.T) {
 		t.Errorf("with a stdio result: %+v, want the http gap only", got)
 	}
 }
+
+// TestSchemaCutShort: after an interrupted run, SCHEMA-VALID's PASS (it saw
+// only the checks that ran) is an ERROR that says so; a FAIL stays.
+func TestSchemaCutShort(t *testing.T) {
+	saved := schemaCheck
+	t.Cleanup(func() { schemaCheck = saved })
+	schemaCheck = &Check{ID: "SCHEMA-VALID", Passive: true}
+	res := []reports.Check{
+		{ID: "A", Transport: "stdio", Status: reports.Error, Reason: "interrupted before the check could finish"},
+		{ID: "SCHEMA-VALID", Transport: "stdio", Status: reports.Pass, Reason: "3 server messages of 1 check runs valid"},
+		{ID: "SCHEMA-VALID", Transport: "http", Status: reports.Fail, Reason: "1 of 3 server messages break the schema"},
+	}
+	schemaCutShort(res)
+	if res[1].Status != reports.Error || !strings.HasPrefix(res[1].Reason, "not run") {
+		t.Errorf("PASS after an interrupt: %s %q, want ERROR not run ...", res[1].Status, res[1].Reason)
+	}
+	if res[2].Status != reports.Fail {
+		t.Errorf("FAIL after an interrupt became %s", res[2].Status)
+	}
+	whole := []reports.Check{{ID: "A", Status: reports.Pass}, {ID: "SCHEMA-VALID", Status: reports.Pass}}
+	schemaCutShort(whole)
+	if whole[1].Status != reports.Pass {
+		t.Errorf("a whole run's PASS became %s", whole[1].Status)
+	}
+}
