@@ -17,7 +17,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
-const runLimit = 90 * time.Second
+const runLimit = 120 * time.Second
 
 // TestReferencePassesEveryCheck runs the whole catalog against the reference
 // server on both transports in every protocol version (--spec all): every
