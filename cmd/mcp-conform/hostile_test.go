@@ -178,6 +178,7 @@ var hostileCases = []hostileCase{
 // reason of every check, the evidence in its transcript, the exit code and
 // that the run ended within its limit.
 func TestHostileTargets(t *testing.T) {
+	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range hostileCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.python {
