@@ -31,7 +31,8 @@ var binary string
 // its ~80 full runs are about verdicts, spend most of their time waiting on
 // the servers, and cost four times the CPU under the race detector; so do
 // the real-target runs (TestRealTargets); the race-built binary still runs
-// the reference, hostile, WebSocket and report tests.
+// the reference, hostile, WebSocket and report tests (the HTML page's test
+// excepted: limitFast).
 var fastBinary string
 
 func TestMain(m *testing.M) {
@@ -226,6 +227,27 @@ func limitParallel(t *testing.T) {
 		release()
 		<-parallelism
 	})
+}
+
+// limitFast marks a test that runs the binary built without the race
+// detector (fastRun), parallel, and waits for costFast of the machine
+// budget: a test about what a run writes (a report's pages), not about the
+// harness's own concurrency, which the race-built reference runs cover.
+func limitFast(t *testing.T) {
+	t.Parallel()
+	release := machine.acquire(costFast, prioNormal)
+	t.Cleanup(release)
+}
+
+// fastRun runs the binary built without the race detector, as runCLI runs
+// the race-built one.
+func fastRun(t *testing.T, limit time.Duration, args ...string) result {
+	t.Helper()
+	r, err := execCLI(fastBinary, t.TempDir(), limit, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // machine is what the child runs of these tests may ask of the machine at
