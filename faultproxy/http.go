@@ -221,8 +221,11 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ex.body = body
 	ex.uri = r.URL.RequestURI()
-	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
-	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method,
+	ex.rec = new(exchangeRecord)
+	ex.rec.req = HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &ex.rec.req})
+	msg := &ex.rec.msgs[0]
+	*msg = Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method,
 		Session: r.Header.Get("Mcp-Session-Id")}
 	p.record(msg)
 	p.apply(msg, reqSink{ex})
@@ -254,7 +257,8 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
+	ex.rec.resp = HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &ex.rec.resp})
 	if isEventStream(resp.Header) {
 		ex.relaySSE(resp)
 	} else {
@@ -263,6 +267,15 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ex.reset {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// exchangeRecord is what the transcript and the rules keep of an exchange
+// with a JSON answer, in one allocation: its two heads and two messages
+// (the request's, the answer's; an event stream's events are carved
+// elsewhere). Each part is written once, before it is shared.
+type exchangeRecord struct {
+	req, resp HTTPInfo
+	msgs      [2]Message
 }
 
 // exchangeName is "METHOD#n", in one allocation.

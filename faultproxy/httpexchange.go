@@ -21,6 +21,7 @@ type exchange struct {
 	name string
 	uri  string // the request target, as forwarded
 	body []byte
+	rec  *exchangeRecord // the heads and messages recorded
 	// cctx ends when the client goes away.
 	cctx   context.Context
 	pend   sync.WaitGroup
