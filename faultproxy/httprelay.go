@@ -94,6 +94,7 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	var (
 		err  error
 		msgs []Message // where the events' Messages are carved from
+		next = 1       // the size of the next slab of them: 1, 2, 4 … messageSlab
 	)
 	for {
 		var f sse.Frame
@@ -105,7 +106,8 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 			continue
 		}
 		if len(msgs) == 0 {
-			msgs = make([]Message, messageSlab)
+			msgs = make([]Message, next)
+			next = min(2*next, messageSlab)
 		}
 		msg := &msgs[0]
 		msgs = msgs[1:]
@@ -156,8 +158,9 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 }
 
 // messageSlab is how many Messages of a stream's events one allocation
-// holds (they are kept as long as any of them is: the transcript, the
-// record hold-until looks back on).
+// holds at most (they are kept as long as any of them is: the transcript,
+// the record hold-until looks back on); the first holds one (an answer on
+// a stream of one event), each next one twice as many.
 const messageSlab = 32
 
 // flushingBody is the upstream event stream as the sse.Reader reads it:

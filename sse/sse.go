@@ -162,9 +162,10 @@ type Reader struct {
 	trailing   []byte
 	lastID     string
 
-	frames bool   // NextFrame is reading: dispatch fills frame
-	frame  Frame  // the block NextFrame returns
-	slab   []byte // where NextFrame's Raw copies are carved from
+	frames  bool   // NextFrame is reading: dispatch fills frame
+	frame   Frame  // the block NextFrame returns
+	slab    []byte // where NextFrame's Raw copies are carved from
+	nframes int    // frames NextFrame returned
 
 	// The pending block. Spans are relative to blockStart.
 	hasLines  bool // a non-blank line was seen
@@ -504,7 +505,7 @@ func (r *Reader) dispatch() Event {
 // the strings an Event holds.
 type Frame struct {
 	// Raw is the exact bytes of the block, as Event.Raw. Frames' Raw share
-	// larger allocations (slabRaw bytes): keeping one keeps its slab.
+	// larger allocations (up to slabRaw bytes): keeping one keeps its slab.
 	// Raw must not be changed (Data may be a part of it).
 	Raw []byte
 	// Data is the data field's value, as Event.Data: for a block of one
@@ -534,24 +535,33 @@ func (r *Reader) NextFrame() (Frame, error) {
 	return f, nil
 }
 
-// slabRaw is the size of the slabs NextFrame carves Raw copies from; a
-// block larger than slabRaw/8 gets an allocation of its own.
-const slabRaw = 32 << 10
+// slabRaw is the largest slab NextFrame carves Raw copies from; the first
+// ownFrames blocks and a block larger than slabRaw/8 get an allocation of
+// their own.
+const (
+	slabRaw   = 32 << 10
+	ownFrames = 4
+)
 
 // dispatchFrame is dispatch for NextFrame.
 func (r *Reader) dispatchFrame() Frame {
 	b := r.buf[r.blockStart:r.rp]
 	var raw []byte
-	if len(b) > slabRaw/8 {
+	if len(b) > slabRaw/8 || r.nframes < ownFrames {
+		// A large block, or one of the first: an allocation of its own
+		// (a short stream, an answer, costs no slab).
 		raw = append([]byte(nil), b...)
 	} else {
 		if cap(r.slab)-len(r.slab) < len(b) {
-			r.slab = make([]byte, 0, slabRaw)
+			// Slabs grow from 2 KiB to slabRaw: a short stream keeps
+			// little more than its bytes.
+			r.slab = make([]byte, 0, min(max(2*cap(r.slab), 2<<10), slabRaw))
 		}
 		n := len(r.slab)
 		r.slab = append(r.slab, b...)
 		raw = r.slab[n:len(r.slab):len(r.slab)]
 	}
+	r.nframes++
 	f := Frame{Raw: raw}
 	if !r.hasFields {
 		f.IsComment = true
