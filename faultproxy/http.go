@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -66,6 +67,8 @@ type HTTP struct {
 	exch     atomic.Int64
 	handlers sync.WaitGroup
 	redact   []string // canonical header names the transcript hides
+	secrets  sync.Map // header name → bool: secret's answers
+	nsecrets atomic.Int32
 
 	liveMu sync.Mutex
 	live   map[*exchange]struct{} // event streams being relayed
@@ -218,8 +221,11 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ex.body = body
 	ex.uri = r.URL.RequestURI()
-	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}})
-	msg := &Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method,
+	ex.rec = new(exchangeRecord)
+	ex.rec.req = HTTPInfo{Method: r.Method, Path: ex.uri, Header: p.headers(r.Header)}
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ClientToServer, Stream: ex.name, HTTP: &ex.rec.req})
+	msg := &ex.rec.msgs[0]
+	*msg = Message{Seq: p.seq.Add(1), Dir: ClientToServer, Raw: body, At: p.tr.Since(), Stream: ex.name, HTTPMethod: r.Method,
 		Session: r.Header.Get("Mcp-Session-Id")}
 	p.record(msg)
 	p.apply(msg, reqSink{ex})
@@ -251,7 +257,8 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}})
+	ex.rec.resp = HTTPInfo{Status: resp.StatusCode, Header: p.headers(resp.Header)}
+	p.tr.add(&Entry{Kind: EntryHTTP, Dir: ServerToClient, Stream: ex.name, HTTP: &ex.rec.resp})
 	if isEventStream(resp.Header) {
 		ex.relaySSE(resp)
 	} else {
@@ -260,6 +267,15 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ex.reset {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// exchangeRecord is what the transcript and the rules keep of an exchange
+// with a JSON answer, in one allocation: its two heads and two messages
+// (the request's, the answer's; an event stream's events are carved
+// elsewhere). Each part is written once, before it is shared.
+type exchangeRecord struct {
+	req, resp HTTPInfo
+	msgs      [2]Message
 }
 
 // exchangeName is "METHOD#n", in one allocation.
@@ -306,9 +322,25 @@ func (p *HTTP) headers(h http.Header) map[string][]string {
 var redactedValue = []string{"[redacted]"}
 
 // secret reports whether the transcript hides header k: a name given in
-// Options.Redact (a comparison each, no hashing), or one SensitiveHeader
-// names.
+// Options.Redact, or one SensitiveHeader names. The answer is remembered
+// per name (a proxy sees the same few names on every message), for up to
+// maxSecretNames names; others are decided each time.
 func (p *HTTP) secret(k string) bool {
+	if v, ok := p.secrets.Load(k); ok {
+		return v.(bool)
+	}
+	s := p.secretOf(k)
+	if p.nsecrets.Add(1) <= maxSecretNames {
+		// A copy: k may be a part of a whole request head.
+		p.secrets.Store(strings.Clone(k), s)
+	}
+	return s
+}
+
+// maxSecretNames bounds the header names secret remembers.
+const maxSecretNames = 512
+
+func (p *HTTP) secretOf(k string) bool {
 	for _, r := range p.redact {
 		if len(r) == len(k) && (r == k || r == http.CanonicalHeaderKey(k)) {
 			return true
@@ -326,25 +358,31 @@ var sensitiveWords = []string{"auth", "cookie", "token", "secret", "password", "
 // signature (X-Api-Key, X-Auth-Token, ...), but not WWW-Authenticate or
 // Authentication-Info, whose values are public (a 401's challenge). The
 // transcript shows their values as "[redacted]". (reports.SensitiveHeader
-// is the same rule for what the reports show.) It does not allocate: the
-// proxy asks it of every header of every message.
+// is the same rule for what the reports show.) It does not allocate for a
+// name of up to 128 bytes: the proxy asks it of every header name it has
+// not seen before.
 func SensitiveHeader(name string) bool {
 	if strings.EqualFold(name, "Www-Authenticate") || strings.EqualFold(name, "Authentication-Info") {
 		return false
 	}
-	for _, w := range sensitiveWords {
-		if containsFold(name, w) {
-			return true
-		}
+	// The name in lower case, once (ASCII only: the words are ASCII, and
+	// a non-ASCII byte matches none of them).
+	var buf [128]byte
+	var l []byte
+	if len(name) <= len(buf) {
+		l = buf[:len(name)]
+	} else {
+		l = make([]byte, len(name))
 	}
-	return false
-}
-
-// containsFold reports whether s holds w (lower case ASCII), ignoring
-// case, without allocating.
-func containsFold(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(w)], w) {
+	for i := range len(name) {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		l[i] = c
+	}
+	for _, w := range sensitiveWords {
+		if bytes.Contains(l, []byte(w)) {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
@@ -21,6 +22,7 @@ type exchange struct {
 	name string
 	uri  string // the request target, as forwarded
 	body []byte
+	rec  *exchangeRecord // the heads and messages recorded
 	// cctx ends when the client goes away.
 	cctx   context.Context
 	pend   sync.WaitGroup
@@ -35,6 +37,7 @@ type exchange struct {
 	replaceBody []byte
 	headersSent bool
 	cut         bool
+	cutFlag     atomic.Bool // cut, for isCut
 	reset       bool
 	bufLimit    int
 	buf         []byte
@@ -162,11 +165,9 @@ func (ex *exchange) copyHeaders(resp *http.Response, dropLength bool) {
 	ex.headersSent = true
 }
 
-func (ex *exchange) isCut() bool {
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	return ex.cut
-}
+// isCut reports whether the stream was cut, without the lock (the relay
+// asks before every event).
+func (ex *exchange) isCut() bool { return ex.cutFlag.Load() }
 
 // reqSink delivers the client's message by forwarding it upstream.
 type reqSink struct{ ex *exchange }
@@ -298,6 +299,7 @@ func (ex *exchange) Cut(reason string) {
 	ex.mu.Lock()
 	ex.flushPendingLocked() // what was relayed before the cut goes out
 	ex.cut = true
+	ex.cutFlag.Store(true)
 	ex.buf = nil
 	ex.mu.Unlock()
 	ex.p.tr.Add(Entry{Kind: EntryNote, Stream: ex.name, Text: "stream cut: " + reason})

@@ -31,7 +31,7 @@ import (
 // readRequestFast reads a request head that qualifies, or returns nil
 // having consumed nothing. Its body, if any, is lb (reused by the caller
 // from one request to the next) or a new one when lb is nil.
-func readRequestFast(br *bufio.Reader, lb *lengthBody) *http.Request {
+func readRequestFast(br *bufio.Reader, lb *lengthBody, uc *urlCache) *http.Request {
 	buf := peekBuffered(br)
 	end := bytes.Index(buf, crlfcrlf)
 	if end < 0 || int64(end+4) > maxHeaderBytes {
@@ -59,8 +59,8 @@ func readRequestFast(br *bufio.Reader, lb *lengthBody) *http.Request {
 	if !ok || fl&(fieldFallback|fieldChunked) != 0 || fl&fieldHost == 0 {
 		return nil
 	}
-	u, err := url.ParseRequestURI(target)
-	if err != nil {
+	u := uc.parse(target)
+	if u == nil {
 		return nil
 	}
 	host := h["Host"][0]
@@ -156,6 +156,30 @@ func readResponseFast(br *bufio.Reader, req *http.Request, lb *lengthBody) *http
 // chunkedBody is a chunked response body: httputil's chunked reader, then
 // the trailer section (its fields are dropped: the proxy relays none), so
 // that the connection is at the next response.
+// urlCache remembers the last request target a connection parsed (a
+// client sends the same one every time): each request gets its own copy
+// of the URL, without parsing again. A nil cache parses each time.
+type urlCache struct {
+	target string
+	u      url.URL
+}
+
+// parse is url.ParseRequestURI(target), or nil when that fails.
+func (c *urlCache) parse(target string) *url.URL {
+	if c != nil && c.target == target && target != "" {
+		u := c.u
+		return &u
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return nil
+	}
+	if c != nil && u.User == nil {
+		c.target, c.u = strings.Clone(target), *u
+	}
+	return u
+}
+
 type chunkedBody struct {
 	br   *bufio.Reader
 	cr   io.Reader

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func bufferedReader(in string) *bufio.Reader {
 func requestSame(t *testing.T, in string) bool {
 	t.Helper()
 	fbr := bufferedReader(in)
-	fast := readRequestFast(fbr, nil)
+	fast := readRequestFast(fbr, nil, nil)
 	if fast == nil {
 		if fbr.Buffered() != len(in) && len(in) > 0 {
 			t.Errorf("%q: the fast path declined but consumed bytes", in)
@@ -184,7 +185,7 @@ func TestHeadFastPathMatchesStdlib(t *testing.T) {
 // end, as the library's body says.
 func TestHeadFastPathTruncatedBody(t *testing.T) {
 	in := "POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc"
-	req := readRequestFast(bufferedReader(in), nil)
+	req := readRequestFast(bufferedReader(in), nil, nil)
 	if req == nil {
 		t.Fatal("declined")
 	}
@@ -230,7 +231,7 @@ func BenchmarkReadHead(b *testing.B) {
 	}
 	b.Run("request/fast", func(b *testing.B) {
 		run(b, req, func(br *bufio.Reader) error {
-			if readRequestFast(br, nil) == nil {
+			if readRequestFast(br, nil, nil) == nil {
 				return io.ErrUnexpectedEOF
 			}
 			return nil
@@ -250,4 +251,25 @@ func BenchmarkReadHead(b *testing.B) {
 	b.Run("response/stdlib", func(b *testing.B) {
 		run(b, resp, func(br *bufio.Reader) error { _, err := http.ReadResponse(br, hreq); return err })
 	})
+}
+
+// TestURLCache: a connection's remembered target gives what
+// url.ParseRequestURI gives, a copy of its own each time, and a new target
+// is parsed anew.
+func TestURLCache(t *testing.T) {
+	var c urlCache
+	for _, target := range []string{"/mcp", "/mcp", "/mcp?x=1&y=%20", "/mcp?x=1&y=%20", "/a%2Fb", "/mcp", "/bad%zz", "/mcp"} {
+		want, werr := url.ParseRequestURI(target)
+		got := c.parse(target)
+		if (werr != nil) != (got == nil) {
+			t.Fatalf("%q: parse %v, ParseRequestURI error %v", target, got, werr)
+		}
+		if got == nil {
+			continue
+		}
+		if *got != *want {
+			t.Fatalf("%q: parse %#v, ParseRequestURI %#v", target, *got, *want)
+		}
+		got.Path = "/changed" // the next request's URL is its own
+	}
 }

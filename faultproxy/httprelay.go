@@ -28,7 +28,8 @@ func (ex *exchange) relayBody(resp *http.Response) {
 		ex.mu.Unlock()
 		return
 	}
-	msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: body, At: ex.p.tr.Since(), Stream: ex.name, HTTPMethod: ex.r.Method}
+	msg := &ex.rec.msgs[1]
+	*msg = Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: body, At: ex.p.tr.Since(), Stream: ex.name, HTTPMethod: ex.r.Method}
 	ex.p.record(msg)
 	s := &bodySink{ex: ex, resp: resp}
 	ex.p.apply(msg, s)
@@ -90,18 +91,32 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	}
 	rd := sse.NewReader(fb, opts)
 	s := streamSink{ex}
-	var err error
+	var (
+		err  error
+		msgs []Message // where the events' Messages are carved from
+		next = 1       // the size of the next slab of them: 1, 2, 4 … messageSlab
+	)
 	for {
-		var ev sse.Event
-		ev, err = rd.Next()
+		var f sse.Frame
+		f, err = rd.NextFrame()
 		if err != nil {
 			break
 		}
 		if ex.isCut() {
 			continue
 		}
-		msg := &Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: ev.Raw, At: ex.p.tr.Since(), Stream: ex.name,
-			HTTPMethod: ex.r.Method, Comment: ev.IsComment, Payload: payloadOf(ev)}
+		if len(msgs) == 0 {
+			msgs = make([]Message, next)
+			next = min(2*next, messageSlab)
+		}
+		msg := &msgs[0]
+		msgs = msgs[1:]
+		payload := f.Data
+		if payload == nil {
+			payload = f.Raw[:0:0] // not nil: nil would mean Raw
+		}
+		*msg = Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: f.Raw, At: ex.p.tr.Since(), Stream: ex.name,
+			HTTPMethod: ex.r.Method, Comment: f.IsComment, Payload: payload}
 		ex.p.record(msg)
 		ex.p.apply(msg, s)
 	}
@@ -142,21 +157,11 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	ex.mu.Unlock()
 }
 
-// payloadOf is the event's data as bytes: for an event of one "data:"
-// line (what servers send), the part of its raw bytes that holds it,
-// without a copy (the bytes are never changed); otherwise a copy.
-func payloadOf(ev sse.Event) []byte {
-	raw := ev.Raw
-	for _, prefix := range [...]string{"data: ", "data:"} {
-		if len(raw) >= len(prefix)+len(ev.Data) && string(raw[:len(prefix)]) == prefix {
-			p := raw[len(prefix) : len(prefix)+len(ev.Data)]
-			if string(p) == ev.Data {
-				return p[:len(p):len(p)]
-			}
-		}
-	}
-	return []byte(ev.Data)
-}
+// messageSlab is how many Messages of a stream's events one allocation
+// holds at most (they are kept as long as any of them is: the transcript,
+// the record hold-until looks back on); the first holds one (an answer on
+// a stream of one event), each next one twice as many.
+const messageSlab = 32
 
 // flushingBody is the upstream event stream as the sse.Reader reads it:
 // before each read it flushes the events relayed since the last flush.

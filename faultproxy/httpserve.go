@@ -188,7 +188,8 @@ type srvConn struct {
 	rw          responseWriter
 	hook        eofHook
 	body        lengthBody
-	sseBuf      []byte // the event reader's buffer (relaySSE)
+	sseBuf      []byte   // the event reader's buffer (relaySSE)
+	urls        urlCache // the last request target parsed
 
 	// The watch. n numbers the exchanges; exch is the running one's
 	// number once its request body has been read (0 otherwise), and
@@ -243,7 +244,7 @@ func (sc *srvConn) serve() {
 		}
 		// A head already whole in the buffer needs no deadline, and most
 		// are read by the fast path (httphead.go).
-		req := readRequestFast(sc.br, &sc.body)
+		req := readRequestFast(sc.br, &sc.body, &sc.urls)
 		if req == nil {
 			_ = sc.c.SetReadDeadline(time.Now().Add(headerTimeout))
 			sc.cr.remain = maxHeaderBytes + 4096 - int64(sc.br.Buffered()) // as net/http bounds a head

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
@@ -84,6 +85,9 @@ type ruleState struct {
 type Rules struct {
 	mu    sync.Mutex
 	rules []*ruleState
+	// count is len(rules), stored under mu at every change: evaluate's
+	// fast path (no rule) reads it without the lock.
+	count atomic.Int32
 	// methods remembers the method of each request seen, per direction of
 	// the request, so replies can be matched with RepliesTo.
 	methods map[Direction]map[jsonrpc.ID]string
@@ -121,6 +125,7 @@ func (rs *Rules) Set(rules ...Rule) error {
 	}
 	rs.mu.Lock()
 	rs.rules = states
+	rs.count.Store(int32(len(rs.rules)))
 	rs.mu.Unlock()
 	return nil
 }
@@ -133,6 +138,7 @@ func (rs *Rules) Add(r Rule) error {
 	}
 	rs.mu.Lock()
 	rs.rules = append(rs.rules, st)
+	rs.count.Store(int32(len(rs.rules)))
 	rs.mu.Unlock()
 	return nil
 }
@@ -151,6 +157,7 @@ func (rs *Rules) Remove(name string) bool {
 		kept = append(kept, st)
 	}
 	rs.rules = kept
+	rs.count.Store(int32(len(rs.rules)))
 	return found
 }
 
@@ -175,6 +182,7 @@ func (rs *Rules) Insert(r Rule) error {
 		}
 	}
 	rs.rules = append(rs.rules, st)
+	rs.count.Store(int32(len(rs.rules)))
 	return nil
 }
 
@@ -248,6 +256,10 @@ type selected struct {
 // evaluate updates every rule's counters for msg and returns the first rule
 // that fires, if any.
 func (rs *Rules) evaluate(msg *Message) (selected, bool) {
+	if rs.count.Load() == 0 {
+		// No rule (the lock would say the same): nothing to evaluate.
+		return selected{}, false
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if len(rs.rules) == 0 {

@@ -42,6 +42,7 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		o := readAll(t, r, opts)
+		checkFrames(t, in, chunk, opts, o)
 		checkConcat(t, in, o)
 		checkAgainstRef(t, in, lenient, o)
 		if !split {
@@ -79,4 +80,52 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFrames reads in again, as it was read into o, with NextFrame and
+// checks that every Frame says what the Event said (Raw, Data, HasData,
+// IsComment), that LastEventID after each and Trailing agree, and the same error.
+func checkFrames(t *testing.T, in []byte, chunk uint8, opts Options, o outcome) {
+	t.Helper()
+	var r io.Reader = bytes.NewReader(in)
+	if chunk > 0 {
+		r = &chunkReader{data: in, sizes: []int{int(chunk)}}
+		if chunk%2 == 0 {
+			r = iotest.DataErrReader(r)
+		}
+	}
+	rd := NewReader(r, opts)
+	var err error
+	for i := 0; ; i++ {
+		var f Frame
+		f, err = rd.NextFrame()
+		if err != nil {
+			if i != len(o.events) {
+				t.Fatalf("NextFrame: %d frames, Next: %d events", i, len(o.events))
+			}
+			break
+		}
+		if i >= len(o.events) {
+			t.Fatalf("NextFrame: more frames than Next's %d events", len(o.events))
+		}
+		ev := o.events[i]
+		if rd.LastEventID() != o.lastIDs[i] {
+			t.Fatalf("frame %d: LastEventID %q, Next's %q", i, rd.LastEventID(), o.lastIDs[i])
+		}
+		if !bytes.Equal(f.Raw, ev.Raw) || string(f.Data) != ev.Data || f.HasData != ev.HasData || f.IsComment != ev.IsComment ||
+			(f.Data == nil) == ev.HasData {
+			t.Fatalf("frame %d: Raw %q Data %q HasData %v IsComment %v; event: Raw %q Data %q HasData %v IsComment %v",
+				i, f.Raw, f.Data, f.HasData, f.IsComment, ev.Raw, ev.Data, ev.HasData, ev.IsComment)
+		}
+		_ = append(f.Data, "\x00appended"...)
+		if !bytes.Equal(f.Raw, ev.Raw) {
+			t.Fatalf("frame %d: an append to Data wrote into Raw: %q", i, f.Raw)
+		}
+	}
+	if fmt.Sprint(err) != fmt.Sprint(o.err) {
+		t.Fatalf("NextFrame ended with %v, Next with %v", err, o.err)
+	}
+	if !bytes.Equal(rd.Trailing(), o.trailing) {
+		t.Fatalf("NextFrame: Trailing %q; Next: %q", rd.Trailing(), o.trailing)
+	}
 }
