@@ -16,13 +16,13 @@ import (
 // check run, SKIP as <skipped>, the expected WARN as <skipped> with the
 // baseline's reason and its transcript in <system-out>.
 func TestJUnitFromRun(t *testing.T) {
-	limitParallel(t)
+	limitFast(t) // a report's format: the binary without -race
 	dir := t.TempDir()
 	out, bl := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "baseline.yaml")
 	if err := os.WriteFile(bl, []byte("- id: PROGRESS-TOTAL-CONSTANT\n  reason: total is an estimate here\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := runCLI(t, runLimit, "run", "-q", "--mutant", "total-changes", "--strict", "--baseline", bl, "--junit", out)
+	r := fastRun(t, runLimit, "run", "-q", "--mutant", "total-changes", "--strict", "--baseline", bl, "--junit", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0 (the only WARN is expected)\n%s", r.code, r.stdout)
 	}

@@ -30,9 +30,13 @@ var binary string
 // itself when the tests do not run with -race). The mutant matrix runs it:
 // its ~80 full runs are about verdicts, spend most of their time waiting on
 // the servers, and cost four times the CPU under the race detector; so do
-// the real-target runs (TestRealTargets); the race-built binary still runs
-// the reference, hostile, WebSocket and report tests (the HTML page's test
-// excepted: limitFast).
+// the real-target runs (TestRealTargets), and the other tests about
+// verdicts or a report's format (limitFast: the HTML and JUnit pages, the
+// reference's variants, no-progress, the WebSocket mutants). The
+// race-built binary still runs the whole catalog against the reference
+// (TestReferencePassesEveryCheck, TestReferencePassesOnWebSocket), the
+// hostile targets, the shards, baseline, interrupt and proxy tests: the
+// harness's own concurrency, under the race detector.
 var fastBinary string
 
 func TestMain(m *testing.M) {

@@ -449,8 +449,8 @@ func TestStrictMakesWarningsFail(t *testing.T) {
 
 // TestServerWithoutProgressIsNotFailed: progress is optional.
 func TestServerWithoutProgressIsNotFailed(t *testing.T) {
-	limitParallel(t)
-	r := runCLI(t, runLimit, "run", "-q", "--mutant", "no-progress")
+	limitFast(t) // verdicts: the binary without -race, as the mutant matrix
+	r := fastRun(t, runLimit, "run", "-q", "--mutant", "no-progress")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stdout)
 	}
@@ -598,12 +598,14 @@ func TestWebSocketMutantsAreCaught(t *testing.T) {
 	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range wsMutantCases {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
-			limitParallel(t)
+			// Verdicts: the binary without -race, as the mutant matrix
+			// (TestReferencePassesOnWebSocket runs WebSocket race-built).
+			limitFast(t)
 			args := []string{"run", "-q", "--websocket", "--label-filter", "transport:websocket", "--mutant", tc.mutant}
 			if tc.spec != "" {
 				args = append(args, "--spec", tc.spec)
 			}
-			r := runCLI(t, runLimit, args...)
+			r := fastRun(t, runLimit, args...)
 			breaks := breaksOf(t, tc.mutant)
 			if tc.failsAllOn != "" {
 				breaks = "CANCEL-STDIO-SUPPRESS" // the mutant's own check is stdio only; all others show it
@@ -654,8 +656,8 @@ func TestReferenceVariantsPass(t *testing.T) {
 		{"variant-http.yaml", "http"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			limitParallel(t)
-			r := runCLI(t, runLimit, "run", "-q", "--spec", "all", "--manifest", filepath.Join("testdata", tc.file))
+			limitFast(t) // verdicts: the binary without -race
+			r := fastRun(t, runLimit, "run", "-q", "--spec", "all", "--manifest", filepath.Join("testdata", tc.file))
 			if r.code != 0 {
 				t.Errorf("exit %d\n%s", r.code, r.stdout)
 			}
