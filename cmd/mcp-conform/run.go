@@ -90,7 +90,7 @@ a listed check that now passes is reported as stale (and fails with
 	fl.DurationVar(&f.opTimeout, "op-timeout", 5*time.Second, "bound on one ordinary exchange (ping, barrier)")
 	fl.DurationVar(&f.startTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.budget, "budget", 15*time.Minute, "bound on the whole run")
-	fl.IntVar(&f.jobs, "jobs", 0, "how many targets (a transport in a protocol version) are checked at once, each in its own process (0: up to 4; 1: one after another in this process)")
+	fl.IntVar(&f.jobs, "jobs", 0, "how many targets (a transport in a protocol version) are checked at once, each in its own process (0: three per core, 4 to 16; 1: one after another in this process)")
 	f.auth.register(fl, "to the target (and its proxy's to it)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random choice of the run (the fault rules' draws): the same seed reproduces them; printed in every report (default: one is chosen)")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every selected check N times (one after another): a check whose verdict changed between runs is reported FLAKY, with its worst verdict and every run's reason")
