@@ -195,7 +195,8 @@ type srvConn struct {
 	// number once its request body has been read (0 otherwise), and
 	// pipelined says the buffer held bytes of a next request then; seen
 	// and ticks are what the server's watchLoop saw (only it uses them).
-	// wmu guards wgone.
+	// wmu guards wgone, and holds a probe and the exchange's end apart
+	// (probe, endWatch in httpwatch.go).
 	n         uint64
 	exch      atomic.Uint64
 	pipelined atomic.Bool

@@ -83,13 +83,19 @@ const watchEvery = 16
 // probe looks whether the client of exchange e closed its connection; if
 // it did, the connection's context ends (as net/http cancels a request's
 // when its client goes away) and the connection closes after the
-// exchange.
+// exchange. It looks under wmu, and only while e has not ended: endWatch
+// takes wmu too, so the connection's goroutine cannot be reading again
+// (the next request's first byte, a blocking read that holds the
+// descriptor's read lock) while clientGone peeks. Peeking after the
+// exchange ended would wait for that read — for an idle keep-alive
+// connection, until its client writes or the server shuts down, while
+// watchLoop holds the server's mu, which shutdown needs: a deadlock.
 func (sc *srvConn) probe(e uint64) {
-	if sc.pipelined.Load() || !clientGone(sc.c) {
+	if sc.pipelined.Load() {
 		return
 	}
 	sc.wmu.Lock()
-	ours := sc.exch.Load() == e // not ended meanwhile
+	ours := sc.exch.Load() == e && clientGone(sc.c) // not ended meanwhile
 	if ours {
 		sc.wgone = true
 	}
@@ -100,12 +106,13 @@ func (sc *srvConn) probe(e uint64) {
 }
 
 // endWatch ends the watch of the exchange that ended and reports whether
-// it saw the client go away.
+// it saw the client go away. After it returns no probe of that exchange
+// runs (see probe).
 func (sc *srvConn) endWatch() (gone bool) {
+	sc.wmu.Lock()
 	if sc.exch.Swap(0) != 0 {
 		sc.s.armed.Add(-1)
 	}
-	sc.wmu.Lock()
 	gone = sc.wgone
 	sc.wmu.Unlock()
 	return gone
