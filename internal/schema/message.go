@@ -95,7 +95,10 @@ func RequestOf(raw []byte) (id jsonrpc.ID, req Request, ok bool) {
 		return "", Request{}, false
 	}
 	req.Method = env.Method
-	if len(env.Params) > 0 && env.Params[0] == '{' {
+	// Params with neither the bytes "task" nor an escape (\u0074ask) have
+	// no such member: the messages that are mostly a long argument
+	// (ROBUST-OVERSIZE's 8 MiB) are not decoded a second time.
+	if len(env.Params) > 0 && env.Params[0] == '{' && (bytes.Contains(env.Params, []byte("task")) || bytes.Contains(env.Params, []byte(`\u`))) {
 		var p map[string]json.RawMessage
 		if json.Unmarshal(env.Params, &p) == nil {
 			if t, has := p["task"]; has && string(t) != "null" {
