@@ -50,6 +50,7 @@ func registerLifecycle() {
 		define(checkStdioExit, stdioExit)
 		define(checkVersionFallback, versionFallback)
 		define(checkVersionLatest, versionLatest)
+		define(checkNoEarlyRequests, noEarlyRequests)
 	})
 }
 
