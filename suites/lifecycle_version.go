@@ -47,8 +47,8 @@ var checkVersionLatest = register(&Check{
 	ID:    "LIFECYCLE-VERSION-LATEST",
 	Title: "the version offered for one the server does not support is the latest it supports",
 	How: "2025 versions, stdio and Streamable HTTP. Sends initialize with protocolVersion " + unknownVersion + " as " +
-		"LIFECYCLE-VERSION-FALLBACK does, then, for each version newer than the one offered that initialize " +
-		"negotiates (the 2025 versions mcp-conform knows), an initialize asking for it on a new connection: one " +
+		"LIFECYCLE-VERSION-FALLBACK does, then, for each version the specification defines that initialize negotiates and that is newer " +
+		"than the one offered (" + strings.Join(initializeVersions, ", ") + "), an initialize asking for it on a new connection: one " +
 		"answered with that same version is a newer version the server supports, so the offer was not its latest " +
 		"(WARN). An answer naming no version SKIPs: LIFECYCLE-VERSION-FALLBACK judges it.",
 	Rules: sameRule(Rule{Level: reports.Should, Spec: lifecyclePage,
@@ -56,8 +56,13 @@ var checkVersionLatest = register(&Check{
 		legacyVersions...),
 	Transports: []string{"stdio", "http"},
 	Clauses:    []string{"lc#5"},
-	Limits:     map[string]string{"lc#5": "newer versions are looked for among those mcp-conform knows that initialize negotiates (" + strings.Join(legacyVersions, ", ") + ")"},
 })
+
+// initializeVersions are the versions the specification defines after its
+// first (2024-11-05) that initialize negotiates, newest first: every
+// version a server could support that is newer than one it offers.
+// 2026-07-28 has no initialize.
+var initializeVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 // initAsker sends initialize asking for a version on a new connection and
 // returns the answer and the protocolVersion its result names ("" for an
@@ -139,7 +144,7 @@ func versionLatest(h *H) {
 		h.Skip("initialize asking for " + unknownVersion + " got " + a.String() + ", no other version to judge (LIFECYCLE-VERSION-FALLBACK judges it)")
 	}
 	h.Notef("initialize asking for %s was offered %s", unknownVersion, v)
-	newer := slices.DeleteFunc(slices.Clone(legacyVersions), func(n string) bool { return n <= v })
+	newer := slices.DeleteFunc(slices.Clone(initializeVersions), func(n string) bool { return n <= v })
 	for _, n := range newer { // newest first
 		b, w := ask(n)
 		if w == n {
