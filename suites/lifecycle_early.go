@@ -18,6 +18,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
@@ -65,7 +66,7 @@ func noEarlyRequests(h *H) {
 			m.Env.Method, clip(m.Raw))
 	}
 	from := 0
-	await := func(id jsonrpc.ID, what string) clients.Message {
+	await := func(id jsonrpc.ID, what string, d time.Duration) clients.Message {
 		for {
 			m, ok := c.WaitFirst(from, d, func(m clients.Message) bool {
 				return m.Env.Kind == jsonrpc.Request || (m.Env.Kind.IsReply() && m.Env.ID == id)
@@ -88,11 +89,13 @@ func noEarlyRequests(h *H) {
 			}
 		}
 	}
-	if r := await(initID, "initialize"); r.Env.Kind != jsonrpc.Response {
+	// The process was just started: its first answer gets the time a
+	// server has to start and negotiate.
+	if r := await(initID, "initialize", h.Cfg().StartTimeout); r.Env.Kind != jsonrpc.Response {
 		h.Errorf("initialize in %s declaring roots was refused, the check cannot go on: %s", h.Version(), clip(r.Raw))
 	}
 	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	send(map[string]any{"jsonrpc": "2.0", "id": pingID.Raw(), "method": "ping"})
-	await(pingID, "the ping sent before notifications/initialized reached the server")
+	await(pingID, "the ping sent before notifications/initialized reached the server", d)
 	h.Notef("no request but ping came before notifications/initialized was released")
 }

@@ -93,7 +93,9 @@ func newInitAsker(h *H) initAsker {
 			c := h.ConnectBare()
 			from := c.W.Len()
 			c.SendRaw(string(line))
-			d := h.Cfg().OpTimeout
+			// The process was just started: its first answer gets the
+			// time a server has to start and negotiate.
+			d := h.Cfg().StartTimeout
 			m, ok := c.WaitFirst(from, d, func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id })
 			if !ok {
 				h.Failf("initialize asking for %s was not answered %s", version, c.Silence(d))
