@@ -48,6 +48,9 @@ func registerLifecycle() {
 	ginkgo.Describe("LIFECYCLE ping and handshake", ginkgo.Label("area:lifecycle"), func() {
 		define(checkPingEmpty, pingEmpty)
 		define(checkStdioExit, stdioExit)
+		define(checkVersionFallback, versionFallback)
+		define(checkVersionLatest, versionLatest)
+		define(checkNoEarlyRequests, noEarlyRequests)
 	})
 }
 

@@ -129,6 +129,10 @@ var mutantCases = []mutantCase{
 	{mutant: "event-ids-per-stream", spec: "2025-11-25", want: reports.Fail, evidence: "repeated across the session's streams",
 		also: []string{"RECONNECT-RESUME-LIVE"}, mayAlso: []string{"RECONNECT-RESUME"}},
 	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
+	// 2025 version negotiation: an unknown version refused, or offered the oldest.
+	{mutant: "unsupported-version-error", spec: "2025-11-25", want: reports.Fail, evidence: "want a result naming another", skips: []string{"LIFECYCLE-VERSION-LATEST"}},
+	{mutant: "fallback-oldest", spec: "2025-06-18", want: reports.Warn, evidence: "supports the newer"},
+	{mutant: "early-roots-request", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},

@@ -43,9 +43,33 @@ func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 	return c
 }
 
+// ConnectBare starts the stdio target behind a new fault proxy link with
+// rules installed before the first message, and does not negotiate: the
+// check sends the handshake itself, as it chooses (an initialize in a
+// version the server does not support). A target that is not a stdio
+// process SKIPs.
+func (h *H) ConnectBare(rules ...faultproxy.Rule) *Conn {
+	if h.target.Transport != "stdio" {
+		h.Skip("the target is not a stdio process (" + h.target.Transport + ")")
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
+	defer cancel()
+	c, err := startConnAs(ctx, h.cfg, h.target, rules, h.session, h, false)
+	if err != nil {
+		h.Errorf("start target: %v", err)
+	}
+	return c
+}
+
 // startConn starts the target, installs rules and negotiates: with a known
 // session it forces that version, otherwise it probes.
 func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H) (*Conn, error) {
+	return startConnAs(ctx, cfg, target, rules, sess, h, true)
+}
+
+// startConnAs is startConn; without negotiate (stdio only) the connection
+// is left as the server started, before any handshake.
+func startConnAs(ctx context.Context, cfg *Config, target *Manifest, rules []faultproxy.Rule, sess clients.Session, h *H, negotiate bool) (*Conn, error) {
 	target, cleanup, err := expandTarget(target, h)
 	if err != nil {
 		return nil, err
@@ -81,6 +105,9 @@ func startConn(ctx context.Context, cfg *Config, target *Manifest, rules []fault
 	c := &Conn{Link: link, W: clients.NewWire(link.Client(), clients.WireOptions{ClientName: "mcp-conform"}), h: h, cleanup: cleanup}
 	if h != nil {
 		h.conns = append(h.conns, c)
+	}
+	if !negotiate {
+		return c, nil
 	}
 	if err := settleStarted(ctx, c.W, cfg, target, sess, h, c, func() string { return exitHint(link) }, link.Transcript()); err != nil {
 		return nil, err
