@@ -74,6 +74,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"task":     referenceTaskRole,
 			"flood": {Tool: "flood", Arguments: map[string]any{"count": 5000, "pad": 1000},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
+			"log": referenceLogRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		// The reference binds a session initialized with a credential to
@@ -111,6 +112,7 @@ func ReferenceManifest(mutant string) *Manifest {
 			"lookup":   {Tool: "lookup_ticket"},
 			"task":     referenceTaskRole,
 			"flood":    {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
+			"log":      referenceLogRole,
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
@@ -131,6 +133,11 @@ func referenceMutationRole() Role {
 // 5 steps of 60 ms whose worker notices a cancellation only at the end of a
 // step.
 var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic": "x", "steps": 5, "stepMs": 60}}
+
+// referenceLogRole is the built-in targets' log role: echo, which logs at
+// debug, info, warning and error (those at or above the level asked for)
+// while it handles a call.
+var referenceLogRole = Role{Tool: "echo", Arguments: map[string]any{"text": "log"}}
 
 func fixtureValue(mutant string) string {
 	if mutant == "" {

@@ -29,4 +29,5 @@ func Register() {
 	registerHTTPModern()
 	registerToolContract()
 	registerPagination()
+	registerLogging()
 }

@@ -818,6 +818,8 @@ var badInputChecks = map[string]bool{
 	// The tool contract and pagination judge tools/list and tools/call.
 	"TOOLS-INPUT-SCHEMA": true, "TOOLS-OUTPUT-SCHEMA": true, "TOOLS-NAMES": true, "TOOLS-LIST-STABLE": true,
 	"TOOLS-INPUT-VALIDATED": true, "PAGINATION-INVALID-CURSOR": true, "PAGINATION-WALK": true,
+	// An unknown log level, judged on its own clause (no logging: SKIP).
+	"LOGGING-INVALID-LEVEL": true,
 	// SCHEMA-VALID judges every message the others' connections carried
 	// (garbage lines are not JSON: basic#1).
 	"SCHEMA-VALID": true,

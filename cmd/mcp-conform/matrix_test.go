@@ -277,6 +277,17 @@ var mutantCases = []mutantCase{
 	{mutant: "cursor-unchecked", spec: "2025-06-18", want: reports.Warn, evidence: "was answered with a page"},
 	{mutant: "cursor-stateful", want: reports.Warn, evidence: "the cursor is not stable"},
 	{mutant: "cursor-stateful", spec: "2025-11-25", want: reports.Warn, evidence: "the cursor is not stable"},
+	// Without the logging capability the other LOGGING checks have nothing
+	// to judge: SKIP.
+	{mutant: "log-no-capability", want: reports.Fail, evidence: "do not declare logging",
+		skips: []string{"LOGGING-INVALID-LEVEL", "LOGGING-LEVEL-FILTER", "LOGGING-NOT-REQUESTED"}},
+	{mutant: "log-no-capability", spec: "2025-06-18", want: reports.Fail, evidence: "do not declare logging",
+		skips: []string{"LOGGING-INVALID-LEVEL", "LOGGING-LEVEL-FILTER"}},
+	{mutant: "log-level-unchecked", want: reports.Warn, evidence: "not the error -32602"},
+	{mutant: "log-level-unchecked", spec: "2025-11-25", want: reports.Warn, evidence: "not the error -32602"},
+	{mutant: "log-unfiltered", want: reports.Warn, evidence: "with the level set to info the server sent a debug message"},
+	{mutant: "log-unfiltered", spec: "2025-06-18", want: reports.Warn, evidence: "with the level set to info the server sent a debug message"},
+	{mutant: "log-unrequested", want: reports.Fail, evidence: "was followed by 4 notifications/message"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
