@@ -35,7 +35,9 @@ var checkVersionFallback = register(&Check{
 		"no MCP specification defines) on a new connection (stdio: a new server process; HTTP: a new session). The " +
 		"answer must be a result, not an error, naming another protocolVersion V; and V must be a version the server " +
 		"supports: an initialize asking for V, on another new connection, is answered with V (a supported version is " +
-		"answered with the same, the sentence before).",
+		"answered with the same, the sentence before). The page's \"Example initialization error\" (-32602, " +
+		"\"Unsupported protocol version\") shows an error answer; the check follows the MUST sentence, which asks for a " +
+		"version, and says so when an error FAILs.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: lifecyclePage,
 		Clause: "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports."},
 		legacyVersions...),
@@ -124,7 +126,7 @@ func versionFallback(h *H) {
 	a, v := offerForUnknown(ask)
 	switch {
 	case a.err != nil:
-		h.Failf("initialize asking for %s got %s, want a result naming another protocol version the server supports: %s", unknownVersion, a, clip(a.raw))
+		h.Failf("initialize asking for %s got %s, want a result naming another protocol version the server supports (the page's error example shows such an error; its MUST sentence asks for a version): %s", unknownVersion, a, clip(a.raw))
 	case v == "":
 		h.Failf("initialize asking for %s got a result naming no protocolVersion: %s", unknownVersion, clip(a.raw))
 	case v == unknownVersion:
