@@ -97,7 +97,13 @@ type result struct {
 // bounds it by limit: a run that outlives it fails the test.
 func runCLI(t *testing.T, limit time.Duration, args ...string) result {
 	t.Helper()
-	r, err := execCLI(binary, t.TempDir(), limit, args...)
+	return runBinary(t, binary, limit, args...)
+}
+
+// runBinary runs bin as runCLI runs the race-built binary.
+func runBinary(t *testing.T, bin string, limit time.Duration, args ...string) result {
+	t.Helper()
+	r, err := execCLI(bin, t.TempDir(), limit, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,11 +253,7 @@ func limitFast(t *testing.T) {
 // the race-built one.
 func fastRun(t *testing.T, limit time.Duration, args ...string) result {
 	t.Helper()
-	r, err := execCLI(fastBinary, t.TempDir(), limit, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return runBinary(t, fastBinary, limit, args...)
 }
 
 // machine is what the child runs of these tests may ask of the machine at
