@@ -59,9 +59,9 @@ the 2025-06-18, 2025-11-25 and 2026-07-28 versions): it drops, delays, holds,
 duplicates and injects messages, throttles and cuts streams, and kills or pauses
 the server, while the checks judge what the server does: CANCEL, PROGRESS,
 TIMEOUT, IDEM (idempotent retries), FLOW, SSE, RECONNECT, SESSION, TASK, ROBUST,
-SECURITY, LIFECYCLE, HTTP (the 2026-07-28 request headers), VERSION, TOOLS and
-PAGINATION, and SCHEMA (every message the server sends, against the negotiated
-version's schema). Each verdict is PASS, FAIL (a broken MUST), WARN (a broken SHOULD),
+SECURITY, LIFECYCLE, HTTP (the 2026-07-28 request headers), VERSION, TOOLS,
+PAGINATION and LOGGING, and SCHEMA (every message the server sends, against the
+negotiated version's schema). Each verdict is PASS, FAIL (a broken MUST), WARN (a broken SHOULD),
 SKIP (with the reason) or ERROR (the harness could not run the check), with the
 clause it enforces and the transcript that shows why.
 

@@ -116,7 +116,10 @@ func TestReviewReference(t *testing.T) {
 		!slices.Contains(h.FlowControl, "SSE-HEADERS") || !strings.Contains(strings.Join(h.FailureModes, ";"), "X-Accel-Buffering") {
 		t.Errorf("http slow: %+v", h)
 	}
-	if e := findRow(t, rows, "stdio", "echo"); len(e.Checks) != 0 || !strings.Contains(e.Idempotency, "read-only") {
+	// echo plays the log role only: its checks are the LOGGING ones that
+	// need the role.
+	if e := findRow(t, rows, "stdio", "echo"); !strings.Contains(e.Idempotency, "read-only") || !slices.Equal(e.Roles, []string{"log"}) ||
+		len(e.Checks) == 0 || slices.ContainsFunc(e.Checks, func(c review.Check) bool { return !strings.HasPrefix(c.ID, "LOGGING-") }) {
 		t.Errorf("stdio echo: %+v", e)
 	}
 }
