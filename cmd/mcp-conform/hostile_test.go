@@ -181,11 +181,6 @@ var hostileCases = []hostileCase{
 // reason of every check, the evidence in its transcript, the exit code and
 // that the run ended within its limit.
 func TestHostileTargets(t *testing.T) {
-	// Not beside the other heavy tests: each hostile run is one process whose
-	// checks wait out the short timeouts one after another, so its wall time
-	// is the sum of the catalog's waits, and beside the parallel tests two
-	// idle-machine full runs saw two of them pass their ceilings (50 s, 30 s).
-	// They run first, among themselves (limitParallel), as before.
 	for _, tc := range hostileCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.python {

@@ -398,7 +398,6 @@ func TestInitReferenceGolden(t *testing.T) {
 // drafts drive their slow and task checks without a missing-role SKIP or
 // an ERROR.
 func TestInitDraftRuns(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	root := repoRoot(t)
 	for _, tc := range []struct {
 		target   initTarget

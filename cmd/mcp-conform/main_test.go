@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -65,17 +63,6 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "build mcp-conform without -race:", err)
 			os.Exit(2)
 		}
-	}
-	// The heavy tests run beside one another, each bounding its own runs
-	// and all of them sharing the machine budget (limitParallel, machine):
-	// go test's -parallel (GOMAXPROCS by default) would let only two of
-	// them run at once, one of them often waiting on its servers. Unless
-	// -parallel was given, it is raised above the number of parallel tests.
-	flag.Parse()
-	parallelGiven := false
-	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
-	if !parallelGiven {
-		_ = flag.Set("test.parallel", "256")
 	}
 	// No goroutine the tests start in this process (proxies, clients,
 	// in-process runs) may outlive them; the built binary goes afterwards.
@@ -163,7 +150,6 @@ func startFast(t *testing.T, limit time.Duration, argLists [][]string) func(t *t
 		go func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			defer machine.acquire(costFast, prioNormal)()
 			r, err := execCLI(fastBinary, dir, limit, args...)
 			outs[i] <- outcome{r, err}
 		}()
@@ -227,26 +213,21 @@ func (r result) checkOn(t *testing.T, id, transport string) reports.Check {
 var parallelism = make(chan struct{}, max(1, runtime.NumCPU()))
 
 // limitParallel marks a test that runs the binary parallel and waits for
-// its share of the machine: one of the parallelism slots, and costRace of
-// the machine budget.
+// its share of the machine.
 func limitParallel(t *testing.T) {
 	t.Parallel()
 	parallelism <- struct{}{}
-	release := machine.acquire(costRace, prioNormal)
-	t.Cleanup(func() {
-		release()
-		<-parallelism
-	})
+	t.Cleanup(func() { <-parallelism })
 }
 
 // limitFast marks a test that runs the binary built without the race
-// detector (fastRun), parallel, and waits for costFast of the machine
-// budget: a test about what a run writes (a report's pages), not about the
+// detector (fastRun) parallel, in one of the parallelism slots: a test
+// about verdicts or what a run writes (a report's pages), not about the
 // harness's own concurrency, which the race-built reference runs cover.
 func limitFast(t *testing.T) {
 	t.Parallel()
-	release := machine.acquire(costFast, prioNormal)
-	t.Cleanup(release)
+	parallelism <- struct{}{}
+	t.Cleanup(func() { <-parallelism })
 }
 
 // fastRun runs the binary built without the race detector, as runCLI runs
@@ -254,84 +235,6 @@ func limitFast(t *testing.T) {
 func fastRun(t *testing.T, limit time.Duration, args ...string) result {
 	t.Helper()
 	return runBinary(t, fastBinary, limit, args...)
-}
-
-// machine is what the child runs of these tests may ask of the machine at
-// once, in hundredths of a core: every heavy test runs beside the others
-// (the real targets, the mutant matrix, the race-built reference runs), so
-// that one test's waits on its servers are another's CPU, and this budget
-// keeps their sum near the cores there are, so that the checks' clocks are
-// not starved. A run asks for its cost before it starts and gives it back
-// when it ends; nothing holding a share asks for another (no deadlock).
-var machine = newBudget(100 * max(1, runtime.NumCPU()))
-
-// The costs of one run, in hundredths of a core: what it used on average
-// over its wall time on the 2-core machine under load (user+sys ÷ wall,
-// /usr/bin/time, children included): a race-built whole-catalog run of the
-// reference 48 s of CPU in 121 s; a run of the binary without -race against
-// a mutant (one version, one transport) 3 s in 34 s; a run against a real
-// node server (a process per check) 38 s in 335 s at load 40, about 3 times
-// the mutant run's share at equal load.
-const (
-	costRace = 60
-	costFast = 15
-	costReal = 35
-)
-
-// Priorities of requests to a budget: a higher one is served first.
-const (
-	prioNormal = 1
-	// prioReal: the real-target runs are the package's longest chain
-	// (a version probe, then a run of a minute or more).
-	prioReal = 2
-)
-
-// budget is a weighted semaphore served in order of priority, then of
-// arrival; a request that does not fit holds the ones behind it, so that a
-// large one is never starved by small ones.
-type budget struct {
-	mu       sync.Mutex
-	capacity int
-	free     int
-	queue    []*budgetRequest
-}
-
-type budgetRequest struct {
-	cost, prio int
-	granted    chan struct{}
-}
-
-func newBudget(capacity int) *budget { return &budget{capacity: capacity, free: capacity} }
-
-// acquire waits until cost (at most the whole capacity) is free and takes
-// it; the returned function gives it back (once).
-func (b *budget) acquire(cost, prio int) (release func()) {
-	cost = min(cost, b.capacity)
-	r := &budgetRequest{cost: cost, prio: prio, granted: make(chan struct{})}
-	b.mu.Lock()
-	i := 0
-	for i < len(b.queue) && b.queue[i].prio >= prio {
-		i++
-	}
-	b.queue = slices.Insert(b.queue, i, r)
-	b.grantLocked()
-	b.mu.Unlock()
-	<-r.granted
-	return sync.OnceFunc(func() {
-		b.mu.Lock()
-		b.free += cost
-		b.grantLocked()
-		b.mu.Unlock()
-	})
-}
-
-func (b *budget) grantLocked() {
-	for len(b.queue) > 0 && b.queue[0].cost <= b.free {
-		r := b.queue[0]
-		b.queue = b.queue[1:]
-		b.free -= r.cost
-		close(r.granted)
-	}
 }
 
 // TestLabelFilterByTransport: a check that runs on both transports, selected
@@ -362,7 +265,6 @@ func TestLabelFilterByTransport(t *testing.T) {
 // facts (versions accepted included) and retry-class table as the run kept
 // in one process (--jobs 1), and a FAIL in any part fails the exit code.
 func TestRunSplitByTarget(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range []struct {
 		name    string
 		spec    []string
@@ -416,58 +318,5 @@ func TestRunSplitByTarget(t *testing.T) {
 				t.Errorf("CANCEL-STDIO-SUPPRESS: %s with %d transcript entries, want FAIL with its transcript", c.Status, len(c.Transcript))
 			}
 		})
-	}
-}
-
-// TestBudget: requests are granted by priority, then arrival, and one that
-// does not fit holds the ones behind it until enough is given back.
-func TestBudget(t *testing.T) {
-	b := newBudget(10)
-	type held struct {
-		name    string
-		release func()
-	}
-	granted := make(chan held, 3)
-	queued := func(n int) { // waits until n requests are queued
-		for {
-			b.mu.Lock()
-			l := len(b.queue)
-			b.mu.Unlock()
-			if l == n {
-				return
-			}
-			runtime.Gosched()
-		}
-	}
-	ask := func(name string, cost, prio int) {
-		go func() { granted <- held{name, b.acquire(cost, prio)} }()
-	}
-	first := b.acquire(8, prioNormal)
-	ask("normal-5", 5, prioNormal)
-	queued(1)
-	ask("normal-1", 1, prioNormal) // would fit, but waits behind normal-5
-	queued(2)
-	ask("real-9", 9, prioReal) // goes before both
-	queued(3)
-	first()
-	// Grants are made when a share is given back: settled by now.
-	b.mu.Lock()
-	left := len(b.queue)
-	b.mu.Unlock()
-	if left != 2 {
-		t.Errorf("%d requests still queued beside real-9, want 2 (normal-1 fits, but waits behind normal-5)", left)
-	}
-	if g := <-granted; g.name != "real-9" {
-		t.Fatalf("%s granted first, want real-9", g.name)
-	} else {
-		g.release()
-	}
-	got := []string{(<-granted).name, (<-granted).name}
-	slices.Sort(got)
-	if want := []string{"normal-1", "normal-5"}; !slices.Equal(got, want) {
-		t.Errorf("then granted %q, want %q", got, want)
-	}
-	if b.free != 4 {
-		t.Errorf("%d free, want 4", b.free)
 	}
 }

@@ -322,7 +322,6 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 // that keeps working after the stream close (http-ignore-close) in 2026
 // HTTP.
 func TestTimeoutCaughtByCancelMutants(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range []struct {
 		mutant, spec, transport string
 		want                    reports.Status
@@ -355,7 +354,6 @@ func TestTimeoutCaughtByCancelMutants(t *testing.T) {
 // check whose clause it breaks must FAIL (MUST) or WARN (SHOULD) with the
 // evidence in its reason and transcript, and no unrelated check may fail.
 func TestEveryMutantIsCaught(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	covered := map[string]bool{}
 	for _, tc := range mutantCases {
 		covered[tc.mutant] = true
@@ -628,7 +626,6 @@ var wsMutantCases = []mutantCase{
 // stdio mutants: the broken check FAILs on WebSocket with the evidence in
 // its reason and transcript, and every other WebSocket check passes.
 func TestWebSocketMutantsAreCaught(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range wsMutantCases {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
 			// Verdicts: the binary without -race, as the mutant matrix
@@ -683,7 +680,6 @@ func processLines(c reports.Check) string {
 // on how the reference does it (a per-key counter, an empty store) FAILs
 // here. Every check that applies must run and PASS.
 func TestReferenceVariantsPass(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	for _, tc := range []struct{ file, transport string }{
 		{"variant-stdio.yaml", "stdio"},
 		{"variant-http.yaml", "http"},
@@ -742,7 +738,6 @@ func TestProbeAnswerMustDescribeTheTag(t *testing.T) {
 // control call, with no probe declared; the same manifest on the
 // reference passes all three (CANCEL-HTTP-DISCONNECT does not SKIP).
 func TestDisconnectCancelsCaughtWithoutProbe(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	checks := []string{"CANCEL-HTTP-DISCONNECT", "RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}
 	for _, tc := range []struct {
 		file string

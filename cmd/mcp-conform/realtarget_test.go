@@ -56,7 +56,6 @@ const realCallTimeout = "10s"
 // keeps its committed reason); a commit that changes a real target's
 // verdict updates the file with it, saying why in its message.
 func TestRealTargets(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -64,9 +63,6 @@ func TestRealTargets(t *testing.T) {
 	type job struct {
 		target, version string
 		args            []string
-		// node: the server is a node process, started for every check
-		// (a run of a minute or more): its run goes first.
-		node bool
 	}
 	var probes []job
 	for _, rt := range realTargets {
@@ -80,52 +76,13 @@ func TestRealTargets(t *testing.T) {
 		for _, v := range realVersions {
 			// One cheap check that needs no role first: a version the
 			// server refuses ends there, as "refused".
-			probes = append(probes, job{rt.name, v, []string{"run", "-q", "--manifest", manifest, "--spec", v, "--focus", "ROBUST-UNKNOWN-METHOD", "--call-timeout", realCallTimeout},
-				strings.HasSuffix(rt.needs, ".js") || strings.HasSuffix(rt.needs, ".mjs")})
+			probes = append(probes, job{rt.name, v, []string{"run", "-q", "--manifest", manifest, "--spec", v, "--focus", "ROBUST-UNKNOWN-METHOD", "--call-timeout", realCallTimeout}})
 		}
 	}
-	// Each target and version: its probe, then (unless refused) its full
-	// run, at most realTargetRuns runs at once; a full run goes before any
-	// probe still waiting (it was waited for longer), a node target's
-	// before a Go one's (it lasts longer).
 	start := time.Now()
-	slots := newBudget(realTargetRuns)
-	run := func(prio int, args []string) (result, error) {
-		defer slots.acquire(1, prio)()
-		defer machine.acquire(costReal, prioReal)()
-		return execCLI(fastBinary, t.TempDir(), 6*time.Minute, args...)
-	}
-	probeOut := make([]result, len(probes))
-	fullOut := make([]*result, len(probes))
-	errs := make([]error, len(probes))
-	var wg sync.WaitGroup
-	for i, p := range probes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if probeOut[i], errs[i] = run(1, p.args); errs[i] != nil {
-				return
-			}
-			if _, ok := refusal(probeOut[i]); ok {
-				return
-			}
-			prio := 2
-			if p.node {
-				prio = 3
-			}
-			r, err := run(prio, []string{"run", "-q", "--manifest", filepath.Join(root, "fixtures/targets", p.target+".yaml"), "--spec", p.version, "--call-timeout", realCallTimeout})
-			fullOut[i], errs[i] = &r, err
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("%s in %s: %v", probes[i].target, probes[i].version, err)
-		}
-	}
+	probeOut := runRealJobs(t, len(probes), func(i int) []string { return probes[i].args })
 	refused := map[string]map[string]string{} // target -> version -> why
 	var full []job
-	var out []result
 	for i, p := range probes {
 		if why, ok := refusal(probeOut[i]); ok {
 			if refused[p.target] == nil {
@@ -134,9 +91,9 @@ func TestRealTargets(t *testing.T) {
 			refused[p.target][p.version] = why
 			continue
 		}
-		full = append(full, p)
-		out = append(out, *fullOut[i])
+		full = append(full, job{p.target, p.version, []string{"run", "-q", "--manifest", filepath.Join(root, "fixtures/targets", p.target+".yaml"), "--spec", p.version, "--call-timeout", realCallTimeout}})
 	}
+	out := runRealJobs(t, len(full), func(i int) []string { return full[i].args })
 	t.Logf("%d version probes and %d runs of %d real targets in %s", len(probes), len(full), len(realTargets), time.Since(start).Round(time.Second))
 
 	for _, rt := range realTargets {
@@ -180,6 +137,35 @@ func TestRealTargets(t *testing.T) {
 			matchExpected(t, root, filepath.Join("fixtures/targets", rt.name+".expected.yaml"), "TestRealTargets", got, nil)
 		})
 	}
+}
+
+// runRealJobs runs n argument lists of the binary built without the race
+// detector (these runs are about the servers' verdicts), at most
+// realTargetRuns at once, outside go test's -parallel, and returns every
+// result.
+func runRealJobs(t *testing.T, n int, args func(int) []string) []result {
+	t.Helper()
+	out := make([]result, n)
+	errs := make([]error, n)
+	slots := make(chan struct{}, realTargetRuns)
+	var wg sync.WaitGroup
+	for i := range n {
+		dir := t.TempDir()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			out[i], errs[i] = execCLI(fastBinary, dir, 6*time.Minute, args(i)...)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("run %v: %v", args(i), err)
+		}
+	}
+	return out
 }
 
 // refusedRE recognises a run that could not negotiate the version forced.

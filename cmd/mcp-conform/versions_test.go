@@ -17,7 +17,6 @@ import (
 // target is hostile_server.py in its correct mode: it answers initialize
 // with 2025-11-25 whatever was asked, and server/discover with an error.
 func TestRunChecksEveryAcceptedVersion(t *testing.T) {
-	t.Parallel() // beside the other heavy tests: see machine
 	needPython(t)
 	server := "python3 " + testdataFile(t, "hostile_server.py") + " ok"
 	for _, spec := range [][]string{nil, {"--spec", "all"}} {
