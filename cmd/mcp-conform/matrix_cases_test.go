@@ -1,0 +1,252 @@
+package main
+
+import "github.com/mcp-conform/mcp-conform/reports"
+
+// mutantCase is what one mutant must do to the report.
+type mutantCase struct {
+	mutant string
+	spec   string
+	// want is the status of the check the mutant breaks.
+	want reports.Status
+	// wantOn overrides want on one transport, where the broken sentence
+	// has another level (e.g. stdout rules on stdio).
+	wantOn map[string]reports.Status
+	// evidence must appear in that check's reason.
+	evidence string
+	// also lists other checks that share the broken clause and fail too.
+	also []string
+	// skips lists checks that have nothing to check against this mutant.
+	skips []string
+	// mayAlso lists checks whose clause the broken one entails only when
+	// a race goes one way: they may pass or fail.
+	mayAlso []string
+	// failsAllOn names a transport on which the mutant breaks a clause
+	// every check enforces (stdout noise on stdio): all of them FAIL.
+	failsAllOn string
+	// focus limits the run to the checks matching it (--focus), for a
+	// mutant that slows every other check without changing its verdict.
+	focus string
+}
+
+var mutantCases = []mutantCase{
+	{mutant: "respond-after-cancel", want: reports.Fail, evidence: "answered request", mayAlso: timeoutReuse},
+	{mutant: "respond-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}, mayAlso: timeoutReuse},
+	{mutant: "respond-after-cancel", spec: "2025-06-18", want: reports.Warn, evidence: "answered request", also: []string{"CANCEL-HTTP-NOTIFICATION"}, mayAlso: timeoutReuse},
+	{mutant: "progress-after-complete", want: reports.Fail, evidence: "after the final response"},
+	// The late progress on the 2025 standalone GET stream (held open by the
+	// check), after the POST stream closed.
+	{mutant: "progress-after-complete-get", spec: "2025-11-25", want: reports.Fail, evidence: "(stream GET#"},
+	{mutant: "progress-after-complete-get", spec: "2025-06-18", want: reports.Fail, evidence: "(stream GET#"},
+	{mutant: "progress-regress", want: reports.Fail, evidence: "did not increase"},
+	{mutant: "answer-notifications", want: reports.Fail, evidence: "replied to",
+		also: []string{"CANCEL-COMPLETION-WINS", "CANCEL-MALFORMED-IGNORED", "HTTP-NOTIFICATION-202"}},
+	{mutant: "crash-on-bad-cancel", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "late-cancel-answered", want: reports.Fail, evidence: "replied to the late cancellation"},
+	{mutant: "late-cancel-answered", spec: "2025-06-18", want: reports.Fail, evidence: "replied to the late cancellation"},
+	// SCHEMA-VALID sees every message of every check: a result that lacks
+	// a required member, a notification with an id.
+	{mutant: "schema-invalid-result", want: reports.Fail, evidence: "missing property 'ttlMs'"},
+	{mutant: "schema-invalid-result", spec: "2025-11-25", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "schema-invalid-result", spec: "2025-06-18", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "notification-with-id", want: reports.Fail, evidence: "carries an id"},
+	// The copy (with an id) of a call's first progress lands in the segment
+	// RECONNECT-RESUME replays when the cut comes after it: a message
+	// RECONNECT-RESUME cannot relate to the resumed request (a race).
+	{mutant: "notification-with-id", spec: "2025-11-25", want: reports.Fail, evidence: "carries an id", mayAlso: []string{"RECONNECT-RESUME"}},
+	{mutant: "ping-not-empty", spec: "2025-11-25", want: reports.Fail, evidence: "not empty"},
+	{mutant: "ping-not-empty", spec: "2025-06-18", want: reports.Fail, evidence: "not empty"},
+	// 2026-07-28 request headers and the unsupported-version error.
+	{mutant: "header-mismatch-accepted", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
+	{mutant: "version-header-unchecked", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
+	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
+		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
+	// A server that ignores EOF makes every connection's close wait the
+	// harness's 2 s grace before SIGTERM: the run is its lifecycle checks.
+	{mutant: "meta-capabilities-optional", want: reports.Fail, evidence: "want a JSON-RPC error -32602"},
+	{mutant: "notification-200", want: reports.Fail, evidence: "want 202 Accepted"},
+	{mutant: "notification-200", spec: "2025-11-25", want: reports.Fail, evidence: "want 202 Accepted"},
+	// TASK-PROGRESS-STOPS watches the standalone GET stream: refused, it has
+	// no progress to judge.
+	{mutant: "get-stream-400", spec: "2025-11-25", want: reports.Fail, evidence: "neither an event stream nor 405",
+		skips: []string{"TASK-PROGRESS-STOPS"}},
+	{mutant: "get-stream-400", spec: "2025-06-18", want: reports.Fail, evidence: "neither an event stream nor 405"},
+	// Ids that do not name their stream leave a Last-Event-ID nothing to
+	// resume.
+	{mutant: "event-ids-per-stream", spec: "2025-11-25", want: reports.Fail, evidence: "repeated across the session's streams",
+		also: []string{"RECONNECT-RESUME-LIVE"}, mayAlso: []string{"RECONNECT-RESUME"}},
+	{mutant: "ignore-stdin-eof", want: reports.Warn, evidence: "still running", focus: "LIFECYCLE-"},
+	// 2025 version negotiation: an unknown version refused, or offered the oldest.
+	{mutant: "unsupported-version-error", spec: "2025-11-25", want: reports.Fail, evidence: "want a result naming another", skips: []string{"LIFECYCLE-VERSION-LATEST"}},
+	{mutant: "fallback-oldest", spec: "2025-06-18", want: reports.Warn, evidence: "supports the newer"},
+	{mutant: "early-roots-request", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
+	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
+		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
+	{mutant: "total-changes", want: reports.Warn, evidence: "total changed"},
+	// 2026-07-28 stdio: MUST NOT send further messages; 2025 (stdio and
+	// HTTP): receivers SHOULD stop (and MAY ignore the cancellation).
+	{mutant: "progress-after-cancel", want: reports.Fail, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
+	{mutant: "progress-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "after the server had read the cancellation", mayAlso: timeoutReuse},
+	// Work that went on after the close breaks the SHOULD (stop as soon as
+	// practical); nothing was sent after it (the MUST NOT holds).
+	{mutant: "http-ignore-close", want: reports.Warn, evidence: "kept working", mayAlso: timeoutReuse},
+	{mutant: "no-antibuffer-headers", want: reports.Warn, evidence: "X-Accel-Buffering"},
+	{mutant: "no-antibuffer-headers", spec: "2025-11-25", want: reports.Warn, evidence: "X-Accel-Buffering"},
+	{mutant: "no-heartbeat", want: reports.Warn, evidence: "no SSE comment keep-alive"},
+	{mutant: "session-accept-any", spec: "2025-11-25", want: reports.Warn, evidence: "without Mcp-Session-Id"},
+	// A never-issued id is not in the 404 MUST (mcp-conform's reading:
+	// WARN); the terminated sessions of SESSION-DELETE and -EXPIRED-404 are.
+	{mutant: "session-400", spec: "2025-11-25", want: reports.Warn, evidence: "want 404", also: []string{"SESSION-DELETE", "SESSION-EXPIRED-404"}},
+	{mutant: "session-400", spec: "2025-06-18", want: reports.Warn, evidence: "want 404", also: []string{"SESSION-DELETE", "SESSION-EXPIRED-404"}},
+	{mutant: "session-no-expiry", spec: "2025-11-25", want: reports.Fail, evidence: "idle"},
+	{mutant: "resume-cross-stream", spec: "2025-11-25", want: reports.Fail, evidence: "another stream"},
+	{mutant: "resume-drop-live", spec: "2025-11-25", want: reports.Warn, evidence: "without the first call's response"},
+	{mutant: "no-origin-check", want: reports.Fail, evidence: "want 403"},
+	{mutant: "no-origin-check", spec: "2025-11-25", want: reports.Fail, evidence: "want 403"},
+	{mutant: "no-origin-check", spec: "2025-06-18", want: reports.Fail, evidence: "want a 4xx rejection"},
+	{mutant: "origin-post-only", want: reports.Fail, evidence: "a GET with Origin"},
+	{mutant: "origin-post-only", spec: "2025-06-18", want: reports.Fail, evidence: "a GET with Origin"},
+	{mutant: "hold-stream-after-cancel", spec: "2025-11-25", want: reports.Warn, evidence: "stayed open"},
+	{mutant: "accept-any-version", spec: "2025-11-25", want: reports.Fail, evidence: "want 400"},
+	{mutant: "delete-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "after DELETE"},
+	{mutant: "reissue-busy", want: reports.Warn, evidence: "re-issued request failed"},
+	{mutant: "crash-on-parse-error", want: reports.Fail, evidence: "did not answer",
+		also: []string{"ROBUST-INVALID-UTF8"}}, // bytes that are not UTF-8 are not JSON either: it crashes on them too
+	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
+	{mutant: "silent-on-parse-error", spec: "2025-11-25", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
+	// In 2026-07-28 its bare 404 also breaks h#17's "404 and a JSON-RPC
+	// error -32601".
+	{mutant: "http-status-not-jsonrpc", want: reports.Fail, evidence: "not a JSON-RPC error", also: []string{"HTTP-METHOD-NOT-FOUND-404"}},
+	{mutant: "http-status-not-jsonrpc", spec: "2025-11-25", want: reports.Fail, evidence: "not a JSON-RPC error"},
+	// Processing a batch breaks no server sentence (mcp-conform's reading:
+	// WARN); on stdio its array reply is not a valid MCP message (FAIL).
+	{mutant: "accept-batch", want: reports.Warn, wantOn: map[string]reports.Status{"stdio": reports.Fail}, evidence: "processed"},
+	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Warn, wantOn: map[string]reports.Status{"stdio": reports.Fail}, evidence: "processed"},
+	{mutant: "stdout-noise", want: reports.Fail, evidence: "not JSON-RPC messages", failsAllOn: "stdio"},
+	{mutant: "reissue-busy", spec: "2025-11-25", want: reports.Warn, evidence: "re-issued request failed",
+		mayAlso: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE", "CANCEL-HTTP-DISCONNECT"}}, // they abandon streams too, and re-call the tool
+	// The resumed call ends in an error while the control call succeeded:
+	// RECONNECT-RESUME and -LIVE see the cancellation too (SHOULD NOT).
+	{mutant: "disconnect-cancels", spec: "2025-11-25", want: reports.Warn, evidence: "as if cancelled",
+		also: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}},
+	{mutant: "disconnect-cancels", spec: "2025-06-18", want: reports.Warn, evidence: "as if cancelled",
+		also: []string{"RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}},
+	// A server that ignores the key breaks every ledger clause at once.
+	{mutant: "no-idempotency", want: reports.Fail, evidence: "the effect ran again",
+		also: []string{"IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART", "IDEM-REPLAY-IDENTICAL", "IDEM-ANNOTATION"}},
+	{mutant: "key-without-fingerprint", want: reports.Fail, evidence: "with different arguments was accepted"},
+	{mutant: "key-without-fingerprint", spec: "2025-11-25", want: reports.Fail, evidence: "with different arguments was accepted"},
+	{mutant: "check-then-act", want: reports.Fail, evidence: "released together by the proxy's barrier, ran the effect 2 times"},
+	{mutant: "check-then-act", spec: "2025-11-25", want: reports.Fail, evidence: "released together by the proxy's barrier, ran the effect 2 times"},
+	// A ledger private to the process: after the restart the probe has
+	// forgotten the commit and the lookup finds nothing, before any retry.
+	// Two stdio processes share nothing either: the race check sees it
+	// there; two HTTP sessions share one process and pass.
+	{mutant: "memory-ledger", want: reports.Fail, evidence: "was forgotten",
+		mayAlso: []string{"IDEM-CONCURRENT"}},
+	{mutant: "memory-ledger", spec: "2025-11-25", want: reports.Fail, evidence: "was forgotten",
+		mayAlso: []string{"IDEM-CONCURRENT"}},
+	{mutant: "per-process-store", want: reports.Fail, evidence: "do not share state"},
+	{mutant: "per-process-store", spec: "2025-06-18", want: reports.Fail, evidence: "do not share state"},
+	// Every check that compares a replay with the first result sees it.
+	{mutant: "mutable-replay", want: reports.Fail, evidence: "replays must be byte-identical",
+		also: []string{"IDEM-LOST-RESPONSE", "IDEM-KEY-REUSE", "IDEM-CONCURRENT", "IDEM-RESTART"}},
+	{mutant: "annotation-lies", want: reports.Warn, evidence: "annotates append_note idempotentHint: true"},
+	// task-cancel-instant-lie breaks a 2025-11-25 clause only: in 2026-07-28 an
+	// acknowledgement that the task does not act on is legal.
+	{mutant: "task-cancel-instant-lie", spec: "2025-11-25", want: reports.Fail, evidence: "not moved to cancelled before the response"},
+	// 2026-07-28 tasks: the extension page has no RFC 2119 keyword, so its
+	// sentences WARN at most.
+	{mutant: "task-terminal-mutable", want: reports.Warn, evidence: "a terminal status changed"},
+	{mutant: "task-terminal-mutable", spec: "2025-11-25", want: reports.Fail, evidence: "a terminal status changed"},
+	{mutant: "task-cancel-terminal-accepted", want: reports.Warn, evidence: `tasks/get said "cancelled"`},
+	{mutant: "task-cancel-terminal-accepted", spec: "2025-11-25", want: reports.Fail, evidence: "want the error -32602"},
+	{mutant: "task-no-ttl", want: reports.Warn, evidence: "carries no valid ttlMs"},
+	// The 2025-11-25 schema's Task requires ttl: SCHEMA-VALID sees it too.
+	{mutant: "task-no-ttl", spec: "2025-11-25", want: reports.Fail, evidence: "carries no valid ttl ", also: []string{"SCHEMA-VALID"}},
+	// A task lost over HTTP fails every TASK check there (they all poll it);
+	// on stdio the same checks pass: mayAlso, as also is transport-blind.
+	{mutant: "task-lost-on-disconnect", want: reports.Warn, evidence: "after the connection that created it closed",
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS"}},
+	{mutant: "task-progress-after-terminal", spec: "2025-11-25", want: reports.Fail, evidence: "after tasks/get reported it cancelled"},
+	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
+	// client cancelling its request".
+	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS"}},
+	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
+	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
+	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
+	{mutant: "progress-flood-unbounded", spec: "2025-06-18", want: reports.Warn, evidence: "its queue grew with the flood"},
+	{mutant: "invalid-request-ignored", want: reports.Fail, evidence: "no reply to a request object without a method"},
+	{mutant: "invalid-request-ignored", spec: "2025-11-25", want: reports.Fail, evidence: "without a method"},
+	{mutant: "invalid-params-wrong-code", want: reports.Warn, evidence: "code -32603 (want -32602)"},
+	{mutant: "invalid-params-wrong-code", spec: "2025-06-18", want: reports.Warn, evidence: "code -32603 (want -32602)"},
+	{mutant: "unknown-tool-as-result", want: reports.Warn, evidence: "answered with a result"},
+	{mutant: "unknown-tool-as-result", spec: "2025-11-25", want: reports.Warn, evidence: "answered with a result"},
+	{mutant: "crash-on-oversize", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "crash-on-oversize", spec: "2025-11-25", want: reports.Fail, evidence: "exit status 3"},
+	{mutant: "crash-on-invalid-utf8", want: reports.Fail, evidence: "not UTF-8"},
+	{mutant: "crash-on-invalid-utf8", spec: "2025-06-18", want: reports.Fail, evidence: "not UTF-8"},
+	{mutant: "crash-on-duplicate-id", want: reports.Fail, evidence: "reusing an in-flight id"},
+	{mutant: "crash-on-duplicate-id", spec: "2025-11-25", want: reports.Fail, evidence: "reusing an in-flight id"},
+	// Alive and serving, but the first call lost: the client broke the
+	// MUST, the server WARNs at most.
+	{mutant: "duplicate-id-drops-first", spec: "2025-11-25", want: reports.Warn, evidence: "lose the first request"},
+	{mutant: "duplicate-id-drops-first", spec: "2025-06-18", want: reports.Warn, evidence: "lose the first request"},
+	{mutant: "answer-stray-response", want: reports.Fail, evidence: "response from the client"},
+	{mutant: "answer-stray-response", spec: "2025-11-25", want: reports.Fail, evidence: "response from the client"},
+	// A counter: deterministic ids, which the security best practices'
+	// MUST forbids.
+	{mutant: "session-sequential", spec: "2025-11-25", want: reports.Fail, evidence: "bits (want ≥ 96)"},
+	{mutant: "session-reuse-deleted", spec: "2025-11-25", want: reports.Warn, evidence: "deleted before"},
+	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
+	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
+	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
+	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401"},
+	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401"},
+	// The tool contract (suites/tools_schema.go) and pagination
+	// (suites/pagination.go): each mutant breaks its check's clause only.
+	{mutant: "input-schema-invalid", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
+	{mutant: "input-schema-invalid", spec: "2025-11-25", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
+	{mutant: "structured-off-schema", want: reports.Fail, evidence: "does not conform to its outputSchema"},
+	{mutant: "structured-off-schema", spec: "2025-06-18", want: reports.Fail, evidence: "does not conform to its outputSchema"},
+	{mutant: "tool-name-invalid", want: reports.Warn, evidence: "has characters other than"},
+	{mutant: "tool-name-invalid", spec: "2025-11-25", want: reports.Warn, evidence: "has characters other than"},
+	{mutant: "tools-list-side-effect", want: reports.Fail, evidence: "changed after other requests on the connection"},
+	{mutant: "input-unvalidated", want: reports.Fail, evidence: "which fail its inputSchema, ran"},
+	{mutant: "input-unvalidated", spec: "2025-06-18", want: reports.Fail, evidence: "which fail its inputSchema, ran"},
+	// 2025-06-18 lists invalid arguments among protocol errors: -32602
+	// passes there.
+	{mutant: "input-error-protocol", want: reports.Warn, evidence: "not a tool execution error"},
+	{mutant: "input-error-protocol", spec: "2025-11-25", want: reports.Warn, evidence: "not a tool execution error"},
+	{mutant: "cursor-unchecked", want: reports.Warn, evidence: "was answered with a page"},
+	{mutant: "cursor-unchecked", spec: "2025-06-18", want: reports.Warn, evidence: "was answered with a page"},
+	{mutant: "cursor-stateful", want: reports.Warn, evidence: "the cursor is not stable"},
+	{mutant: "cursor-stateful", spec: "2025-11-25", want: reports.Warn, evidence: "the cursor is not stable"},
+	// Without the logging capability the other LOGGING checks have nothing
+	// to judge: SKIP.
+	{mutant: "log-no-capability", want: reports.Fail, evidence: "do not declare logging",
+		skips: []string{"LOGGING-INVALID-LEVEL", "LOGGING-LEVEL-FILTER", "LOGGING-NOT-REQUESTED"}},
+	{mutant: "log-no-capability", spec: "2025-06-18", want: reports.Fail, evidence: "do not declare logging",
+		skips: []string{"LOGGING-INVALID-LEVEL", "LOGGING-LEVEL-FILTER"}},
+	{mutant: "log-level-unchecked", want: reports.Warn, evidence: "not the error -32602"},
+	{mutant: "log-level-unchecked", spec: "2025-11-25", want: reports.Warn, evidence: "not the error -32602"},
+	{mutant: "log-unfiltered", want: reports.Warn, evidence: "with the level set to info the server sent a debug message"},
+	{mutant: "log-unfiltered", spec: "2025-06-18", want: reports.Warn, evidence: "with the level set to info the server sent a debug message"},
+	{mutant: "log-unrequested", want: reports.Fail, evidence: "was followed by 4 notifications/message"},
+}
+
+// wantFor is the status the broken check must have on transport tr.
+func (tc mutantCase) wantFor(tr string) reports.Status {
+	if w, ok := tc.wantOn[tr]; ok {
+		return w
+	}
+	return tc.want
+}
+
+// timeoutReuse: TIMEOUT-CANCEL-STOPS has no mutant of its own; the cancel
+// mutants that break its clause on one transport (see
+// TestTimeoutCaughtByCancelMutants) leave it passing on the other.
+var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
