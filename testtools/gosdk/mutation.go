@@ -59,8 +59,11 @@ type LookupResult struct {
 	State string `json:"state,omitempty"`
 	// Executions counts the key's commits.
 	Executions int64 `json:"executions"`
-	// Result is the committed result.
-	Result any `json:"result,omitempty"`
+	// Result is the committed result. It is typed (not any) so that its
+	// output schema is an object: the 2025 schemas of MCP want every
+	// property of a tool's outputSchema to be an object schema, and `any`
+	// infers the boolean schema true.
+	Result *WriteResult `json:"result,omitempty"`
 }
 
 func (t *Tools) addMutation(s *mcp.Server) {
@@ -97,7 +100,11 @@ func (t *Tools) addMutation(s *mcp.Server) {
 		}
 		out := LookupResult{OperationKey: in.OperationKey, Found: true, State: r.State, Executions: r.Executions}
 		if len(r.Result) > 0 {
-			out.Result = r.Result
+			var w WriteResult
+			if err := json.Unmarshal(r.Result, &w); err != nil {
+				return nil, LookupResult{OperationKey: in.OperationKey}, fmt.Errorf("the store's result for %q is not a %s result: %w", in.OperationKey, write, err)
+			}
+			out.Result = &w
 		}
 		return nil, out, nil
 	})

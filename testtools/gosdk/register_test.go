@@ -440,3 +440,30 @@ func TestEnvStore(t *testing.T) {
 		t.Errorf("%d executions in the file, want 1", n)
 	}
 }
+
+// TestOutputSchemaPropertiesAreObjects: the 2025 MCP schemas
+// (Tool.outputSchema.properties) want every property schema to be an
+// object; a Go field of type any infers the boolean schema true, which a
+// 2025 client's schema validation refuses (mcp-conform's SCHEMA-VALID).
+func TestOutputSchemaPropertiesAreObjects(t *testing.T) {
+	for name, tool := range toolNames(t, session(t, Options{Enabled: true}, nil)) {
+		if tool.OutputSchema == nil {
+			continue
+		}
+		b, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		for p, raw := range s.Properties {
+			if len(raw) == 0 || raw[0] != '{' {
+				t.Errorf("%s: outputSchema property %s is %s, want an object schema", name, p, raw)
+			}
+		}
+	}
+}
