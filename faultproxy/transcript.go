@@ -214,6 +214,10 @@ func NewTranscript(sink io.Writer) *Transcript {
 	return &Transcript{start: time.Now(), sink: sink}
 }
 
+// Start is when the transcript's clock started: an entry's At is
+// measured from it.
+func (t *Transcript) Start() time.Time { return t.start }
+
 // Since returns the monotonic time elapsed since the transcript started.
 func (t *Transcript) Since() time.Duration { return time.Since(t.start) }
 

@@ -319,16 +319,21 @@ func roleLine(checks []Check) string {
 
 // WriteProgress writes one live progress line for a check that just ended:
 //
-//	[ 3/14] PASS  CANCEL-STDIO-SUPPRESS (412ms)
+//	[ 3/14] PASS  CANCEL-STDIO-SUPPRESS (412ms, 360ms on the target)
 //	[ 4/14] SKIP  IDEM-SAME-KEY (0ms): the manifest declares no mutation role
 //
-// The reason's first line follows for checks that did not pass. color adds
-// ANSI colour to the status.
+// The time is the check's, then how much of it a request waited on the
+// target (TargetMs, when any). The reason's first line follows for checks
+// that did not pass. color adds ANSI colour to the status.
 func WriteProgress(w io.Writer, done, total int, c Check, color bool) error {
 	n := len(strconv.Itoa(total))
+	took := formatMs(c.DurationMs)
+	if c.TargetMs > 0 {
+		took += ", " + formatMs(c.TargetMs) + " on the target"
+	}
 	line := fmt.Sprintf("[%*d/%d] %s  %s (%s)", n, done, total,
 		paint(color, c.Status, pad(statusLabel(c.Status), statusWidth)),
-		oneLine(c.ID)+transportSuffix(c), formatMs(c.DurationMs))
+		oneLine(c.ID)+transportSuffix(c), took)
 	if c.Status != Pass && c.Reason != "" {
 		first, _, _ := strings.Cut(c.Reason, "\n")
 		line += ": " + truncated(first, 160, len(first))

@@ -202,6 +202,11 @@ type Check struct {
 	// ProtocolVersion is the version the check ran in.
 	ProtocolVersion string  `json:"protocolVersion,omitempty"`
 	DurationMs      float64 `json:"durationMs"`
+	// TargetMs is how much of DurationMs at least one request of the
+	// check was waiting on the target (sent, its answer not yet back, on
+	// any connection); the rest is the harness's own waits and work.
+	// Omitted when no request was answered or pending (a SKIP).
+	TargetMs float64 `json:"targetMs,omitempty"`
 	// Transcript is the evidence: every message and fault of the check, in
 	// order. It is always kept for FAIL, WARN and ERROR.
 	Transcript []Entry `json:"transcript,omitempty"`
