@@ -34,6 +34,8 @@ type (
 	ToolInfo = harness.ToolInfo
 	// ToolAnnotations are a tool's hints.
 	ToolAnnotations = harness.ToolAnnotations
+	// PartState is what one process of a split target saves for its parent.
+	PartState = harness.PartState
 
 	endpoint   = harness.Endpoint
 	waiter     = harness.Waiter
@@ -72,6 +74,11 @@ var (
 	BuildReportFromGinkgo = harness.BuildReportFromGinkgo
 	// MergeReports merges the reports of parallel processes.
 	MergeReports = harness.MergeReports
+	// SavePartState returns what this process learnt for SCHEMA-VALID
+	// and the retry classes (a child of a split target saves it).
+	SavePartState = harness.SavePartState
+	// JoinParts makes one target's results from the parts of a split run.
+	JoinParts = harness.JoinParts
 	// LoadManifest reads a target manifest file.
 	LoadManifest = harness.LoadManifest
 	// StdioManifest is a target started by a command line.

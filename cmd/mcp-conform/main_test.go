@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"testing"
@@ -101,11 +102,16 @@ func runBinary(t *testing.T, bin string, limit time.Duration, args ...string) re
 // safe to call from any goroutine: a run that outlives limit, cannot start
 // or writes an unreadable report is an error.
 func execCLI(bin, dir string, limit time.Duration, args ...string) (result, error) {
+	return execCLIEnv(bin, dir, limit, nil, args...)
+}
+
+// execCLIEnv is execCLI with env (NAME=value) added to the environment.
+func execCLIEnv(bin, dir string, limit time.Duration, env []string, args ...string) (result, error) {
 	jsonPath := filepath.Join(dir, "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--json", jsonPath)...)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1"), env...)
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -259,6 +265,15 @@ func TestLabelFilterByTransport(t *testing.T) {
 	}
 }
 
+// badOf is the N of a SCHEMA-VALID FAIL's "N of M server messages" ("" if
+// none): how many messages broke the schema, over every check run.
+func badOf(reason string) string {
+	if m := regexp.MustCompile(`^(\d+) of \d+ server messages`).FindStringSubmatch(reason); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // TestRunSplitByTarget: a run with several targets checks each (a
 // transport in a protocol version) in its own process and merges the
 // reports; the merged report has the same check runs, verdicts, target
@@ -277,15 +292,40 @@ func TestRunSplitByTarget(t *testing.T) {
 		{"default", nil, 6, "2026-07-28,2025-11-25,2025-06-18"},
 		// One forced version: SESSION-REQUIRED is SKIP there.
 		{"forced", []string{"--spec", "2026-07-28"}, 3, "2026-07-28"},
+		// Each transport's checks sliced over children (a slice of at least
+		// 2 check runs): SCHEMA-VALID joined over every slice's messages.
+		{"sliced", []string{"--spec", "2025-11-25"}, 9, "2025-11-25"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			limitParallel(t)
 			args := append([]string{"run", "-q", "--mutant", "respond-after-cancel", "--focus", "CANCEL-STDIO-SUPPRESS|SESSION-REQUIRED|CANCEL-HTTP-CLOSE"}, tc.spec...)
-			if tc.name == "default" {
+			var env []string
+			switch tc.name {
+			case "default":
 				args = []string{"run", "-q", "--focus", "CANCEL-STDIO-SUPPRESS|SESSION-REQUIRED|CANCEL-HTTP-CLOSE"}
+			case "sliced":
+				// schema-invalid-result's initialize result lacks
+				// serverInfo.version: every check's first answer breaks
+				// the 2025-11-25 schema.
+				args = append([]string{"run", "-q", "--mutant", "schema-invalid-result", "--focus", "^(CANCEL-STDIO-SUPPRESS|CANCEL-UNKNOWN-IGNORED|ROBUST-PARSE-ERROR|ROBUST-UNKNOWN-METHOD|SCHEMA-VALID)$"}, tc.spec...)
+				env = []string{"MCP_CONFORM_SLICE_RUNS=2"}
 			}
-			split := runCLI(t, 3*time.Minute, args...)
+			split, err := execCLIEnv(binary, t.TempDir(), 3*time.Minute, env, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			whole := runCLI(t, 3*time.Minute, append(args, "--jobs", "1")...)
+			if tc.name == "sliced" {
+				for _, tr := range []string{"stdio", "http"} {
+					s, w := split.checkOn(t, "SCHEMA-VALID", tr), whole.checkOn(t, "SCHEMA-VALID", tr)
+					if s.Status != reports.Fail || w.Status != reports.Fail {
+						t.Errorf("SCHEMA-VALID [%s]: split %s %q, whole %s %q; want FAIL in both", tr, s.Status, s.Reason, w.Status, w.Reason)
+					}
+					if badOf(s.Reason) != badOf(w.Reason) || badOf(s.Reason) == "" {
+						t.Errorf("SCHEMA-VALID [%s] found other violations split (%q) than whole (%q)", tr, s.Reason, w.Reason)
+					}
+				}
+			}
 			got, want := checkRuns(t, split), checkRuns(t, whole)
 			if !slices.Equal(got, want) {
 				t.Errorf("split run differs from the whole run:\nsplit: %q\nwhole: %q", got, want)
@@ -301,6 +341,12 @@ func TestRunSplitByTarget(t *testing.T) {
 			}
 			if v := split.report.Target.ProtocolVersion; v != tc.version {
 				t.Errorf("target.protocolVersion %q, want %q", v, tc.version)
+			}
+			if tc.name == "sliced" {
+				if split.code != 1 || whole.code != 1 {
+					t.Errorf("exit codes split %d, whole %d; want 1 (SCHEMA-VALID FAIL)", split.code, whole.code)
+				}
+				return
 			}
 			if tc.name == "default" {
 				if split.code != 0 {

@@ -30,6 +30,10 @@ import (
 // what the parent already did (role validation, version probes, slicing).
 const partEnv = "MCP_CONFORM_PART"
 
+// stateEnv names the file a child of a split target writes its
+// suites.PartState to (JSON), for its parent to join the target's parts.
+const stateEnv = "MCP_CONFORM_PART_STATE"
+
 // progressMarker starts a child's progress line: the marker, then the
 // check's result as JSON.
 const progressMarker = "\x1emcp-conform-progress "
@@ -85,12 +89,12 @@ func progressWriter(w io.Writer) func(done, total int, c reports.Check) {
 	}
 }
 
-// runChildren runs each of the plan's targets in its own child process,
-// at most Jobs at a time, relays their progress as one count, and merges
-// their reports. SIGINT and SIGTERM are passed on to the children, which
-// end their runs and write what they have.
+// runChildren runs each of the plan's targets in its own child process
+// (a target whose server is started per check may be split over several:
+// pieces), at most Jobs at a time, relays their progress as one count, and
+// merges their reports. SIGINT and SIGTERM are passed on to the children,
+// which end their runs and write what they have.
 func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c reports.Check)) (*reports.Report, error) {
-	n := len(p.parts)
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("split the run by target: %w", err)
@@ -104,6 +108,11 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 	if jobs <= 0 {
 		jobs = DefaultJobs
 	}
+	pcs, err := p.pieces(jobs)
+	if err != nil {
+		return nil, fmt.Errorf("split the run by target: %w", err)
+	}
+	n := len(pcs)
 	jobs = min(jobs, n)
 	budget := p.o.Run.Budget
 	if budget <= 0 {
@@ -147,17 +156,23 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
-	for _, i := range p.longestFirst() {
-		pt := p.parts[i]
-		t := p.cfg.Targets[i]
+	for i, pc := range pcs {
+		pt := p.parts[pc.part]
+		t := p.cfg.Targets[pc.part]
 		label := strings.TrimSpace(t.Transport + " " + t.Spec)
+		if pc.slices > 1 {
+			label += fmt.Sprintf(" %d/%d", pc.slice, pc.slices)
+		}
 		paths[i] = filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
 		args := append(append([]string(nil), p.o.ChildArgs...), "--json="+paths[i])
-		if p.filter != p.o.Run.LabelFilter {
-			args = append(args, "--label-filter="+p.filter)
+		if pc.filter != p.o.Run.LabelFilter {
+			args = append(args, "--label-filter="+pc.filter)
 		}
 		c := exec.CommandContext(ctx, exe, args...)
 		c.Env = append(os.Environ(), partEnv+"="+strconv.Itoa(pt.base)+"@"+pt.spec)
+		if pc.slices > 1 {
+			c.Env = append(c.Env, stateEnv+"="+paths[i]+".state")
+		}
 		c.Stdout = io.Discard
 		c.WaitDelay = 5 * time.Second
 		pipe, err := c.StderrPipe()
@@ -205,14 +220,17 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 	wg.Wait()
 
 	var parts []*reports.Report
-	for i := range n {
+	for i, pc := range pcs {
 		rep, err := ReadReport(paths[i])
 		if err != nil {
 			// No report: the child could not run at all (its stderr,
 			// relayed above, says why).
-			return nil, fmt.Errorf("the run for target %d (%s) wrote no report (%v; %v)", i, p.cfg.Targets[i].Transport, errs[i], err)
+			return nil, fmt.Errorf("the run for target %d (%s) wrote no report (%v; %v)", pc.part, p.cfg.Targets[pc.part].Transport, errs[i], err)
 		}
 		parts = append(parts, rep)
+	}
+	if parts, err = p.joinSlices(pcs, parts, paths); err != nil {
+		return nil, err
 	}
 	return Merge(parts)
 }

@@ -18,7 +18,8 @@
 //
 //	flags ─▶ New: validate roles, probe versions, slice ─▶ Plan
 //	Plan.Run ─┬─ one target or --jobs 1: suites.Run in this process
-//	          └─ several: child per target ─▶ progress lines ─▶ Merge
+//	          └─ several: child per target, or per slice of a target's
+//	             checks (pieces.go) ─▶ progress lines ─▶ join, Merge
 //	report ◀── finish: target facts, accepted/refused versions
 package runner
 
@@ -265,6 +266,13 @@ func (p *Plan) Run(ctx context.Context) (*reports.Report, error) {
 	default:
 		if rep, err = suites.Run(p.cfg, ro); err != nil {
 			return nil, err
+		}
+		if p.child {
+			// A slice of a split target: what its parent needs to
+			// judge the target as one process would.
+			if err := writeState(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	p.finish(rep)
