@@ -140,7 +140,7 @@ func runClientChecks(cmd *cobra.Command, f clientFlags) error {
 		return err
 	}
 	if err := reports.WriteConsole(stdout, rep, reports.ConsoleOptions{
-		Color: useColor(f.color, stdout), Verbose: f.verbose, Strict: f.strict, StrictBaseline: f.strictBaseline,
+		Color: reports.UseColor(f.color, stdout), Verbose: f.verbose, Strict: f.strict, StrictBaseline: f.strictBaseline,
 	}); err != nil {
 		return err
 	}

@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/internal/runner"
@@ -108,7 +106,7 @@ func configFromFlags(f runFlags, stderr io.Writer) (*suites.Config, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	cfg := &suites.Config{Targets: ts, Spec: f.spec, Mutant: f.mutant, Strict: f.strict, Verbose: f.verbose,
+	cfg := &suites.Config{Targets: ts, Spec: f.spec, Mutant: f.mutant, Strict: f.Strict, Verbose: f.Verbose,
 		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout, Seed: f.seed}
 	if f.auth.set() {
 		for _, t := range ts {
@@ -125,20 +123,6 @@ func configFromFlags(f runFlags, stderr io.Writer) (*suites.Config, error) {
 		}
 	}
 	return cfg, nil
-}
-
-func useColor(mode string, w io.Writer) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func runChecks(cmd *cobra.Command, f runFlags) error {
@@ -161,7 +145,7 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 		if baseline, err = reports.LoadBaseline(f.baseline); err != nil {
 			return usageError{err}
 		}
-	case f.strictBaseline:
+	case f.StrictBaseline:
 		return usageError{errors.New("--strict-baseline needs --baseline FILE")}
 	case f.jobs < 0:
 		return usageError{errors.New("--jobs: want 0 (one process per target) or more")}
@@ -177,7 +161,7 @@ func runChecks(cmd *cobra.Command, f runFlags) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	errColor := useColor(f.color, stderr)
+	errColor := reports.UseColor(f.Color, stderr)
 	if !f.quiet {
 		o.Progress = func(done, total int, c reports.Check) { _ = reports.WriteProgress(stderr, done, total, c, errColor) }
 	}
