@@ -72,7 +72,7 @@ func runInit(cmd *cobra.Command, f initFlags) error {
 	if f.tryTools && f.noCalls {
 		return usageError{errors.New("--try-tools and --no-calls contradict each other")}
 	}
-	if f.auth.set() && f.stdio != "" {
+	if f.auth.Set() && f.stdio != "" {
 		return usageError{errors.New("--header, --header-env and --oauth-… apply to --url targets only")}
 	}
 	creds, err := f.auth.credentials(cmd.ErrOrStderr())

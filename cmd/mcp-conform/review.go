@@ -83,7 +83,7 @@ func runReview(cmd *cobra.Command, f reviewFlags) error {
 		}
 	}
 	cfg := &suites.Config{Targets: ts, Spec: f.spec, StartTimeout: f.startTimeout, OpTimeout: f.opTimeout, CallTimeout: f.maxTimeout}
-	if f.auth.set() {
+	if f.auth.Set() {
 		if f.url == "" && f.manifest == "" || ts[0].Transport == "stdio" {
 			return usageError{errors.New("--header, --header-env and --oauth-… apply to an HTTP target: --url, or a manifest with transport http")}
 		}

@@ -108,7 +108,7 @@ func configFromFlags(f runFlags, stderr io.Writer) (*suites.Config, error) {
 	}
 	cfg := &suites.Config{Targets: ts, Spec: f.spec, Mutant: f.mutant, Strict: f.Strict, Verbose: f.Verbose,
 		CallTimeout: f.callTimeout, OpTimeout: f.opTimeout, StartTimeout: f.startTimeout, Seed: f.seed}
-	if f.auth.set() {
+	if f.auth.Set() {
 		for _, t := range ts {
 			if t.Transport == "stdio" || (f.url == "" && f.manifest == "") {
 				return nil, usageError{errors.New("--header, --header-env and --oauth-… apply to an HTTP (or WebSocket) target: --url, or a manifest with transport http")}
