@@ -2,20 +2,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-conform/mcp-conform/internal/cmdline"
 	"github.com/mcp-conform/mcp-conform/internal/draft"
-	"github.com/mcp-conform/mcp-conform/suites"
 )
 
 type initFlags struct {
@@ -79,107 +70,17 @@ func runInit(cmd *cobra.Command, f initFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if f.out != "" && !f.force {
-		if _, err := os.Stat(f.out); err == nil {
-			return usageError{fmt.Errorf("%s exists (--force overwrites it)", f.out)}
-		}
-	}
-	policy := draft.CallReadOnly
+	code, err := draft.Init(cmd.Context(), draft.InitOptions{Stdio: f.stdio, URL: f.url, Out: f.out, Spec: f.spec, Name: f.name,
+		Credentials: creds, TryTools: f.tryTools, NoCalls: f.noCalls, Force: f.force,
+		CallTimeout: f.callTimeout, StartTimeout: f.startTimeout}, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	var ue *draft.UsageError
 	switch {
-	case f.tryTools:
-		policy = draft.CallAll
-	case f.noCalls:
-		policy = draft.CallNone
-	}
-	t := draft.Target{URL: f.url, Credentials: creds, Spec: f.spec}
-	var command []string
-	if f.stdio != "" {
-		if command, err = cmdline.Split(f.stdio); err != nil {
-			return usageError{fmt.Errorf("--stdio: %w", err)}
-		}
-		t.Command, err = resolveInitCommand(command)
-		if err != nil {
-			return err
-		}
-	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	d, err := draft.Run(ctx, t, draft.Options{Policy: policy, Name: f.name, Command: manifestCommand(command, f.out),
-		CallTimeout: f.callTimeout, StartTimeout: f.startTimeout})
-	if err != nil {
-		return exitWith(cmd.ErrOrStderr(), 2, fmt.Errorf("init: %w", err))
-	}
-	yaml := draft.Render(d)
-	if _, err := draft.Parse(yaml); err != nil {
-		// A draft the harness would refuse is a bug of init.
-		return exitWith(cmd.ErrOrStderr(), 2, fmt.Errorf("init: %w", err))
-	}
-	summary := cmd.ErrOrStderr()
-	if f.out == "" {
-		if _, err := cmd.OutOrStdout().Write(yaml); err != nil {
-			return err
-		}
-	} else {
-		if err := os.WriteFile(f.out, yaml, 0o644); err != nil {
-			return exitWith(cmd.ErrOrStderr(), 2, fmt.Errorf("init: %w", err))
-		}
-		summary = cmd.OutOrStdout()
-	}
-	if err := d.WriteSummary(summary, suites.Catalog()); err != nil {
+	case errors.As(err, &ue):
+		return usageError{err}
+	case err != nil:
 		return err
-	}
-	if f.out != "" {
-		fmt.Fprintf(summary, "\nwrote %s; run it with: mcp-conform run --manifest %s\n", f.out, f.out)
+	case code != 0:
+		return exitError{code}
 	}
 	return nil
-}
-
-// exitWith prints err and ends the command with code.
-func exitWith(w io.Writer, code int, err error) error {
-	fmt.Fprintln(w, "mcp-conform:", err)
-	return exitError{code}
-}
-
-// resolveInitCommand is the argv init executes: "mcp-conform ..." is this
-// executable, as the harness runs it.
-func resolveInitCommand(argv []string) ([]string, error) {
-	if len(argv) == 0 {
-		return nil, usageError{errors.New("--stdio needs a command")}
-	}
-	if argv[0] != "mcp-conform" {
-		return argv, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("locate own executable: %w", err)
-	}
-	return append([]string{exe}, argv[1:]...), nil
-}
-
-// manifestCommand is the command as the manifest says it. The harness
-// resolves a manifest's relative paths from the manifest's directory, so
-// when the manifest is written elsewhere than the current directory, an
-// argument that is a relative path to an existing file becomes absolute.
-func manifestCommand(argv []string, out string) []string {
-	if len(argv) == 0 || out == "" {
-		return argv
-	}
-	dir, err := filepath.Abs(filepath.Dir(out))
-	wd, werr := os.Getwd()
-	if err != nil || werr != nil || dir == wd {
-		return argv
-	}
-	res := make([]string, len(argv))
-	for i, a := range argv {
-		res[i] = a
-		if filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
-			continue
-		}
-		if _, err := os.Stat(a); err == nil {
-			if abs, err := filepath.Abs(a); err == nil {
-				res[i] = abs
-			}
-		}
-	}
-	return res
 }
