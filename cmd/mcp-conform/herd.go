@@ -1,22 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/internal/herd"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 func newHerdCmd() *cobra.Command {
-	var o herd.Options
-	var args, jsonOut string
-	var timeout time.Duration
+	var o herd.CLIOptions
 	cmd := &cobra.Command{
 		Use:   "herd [--url URL] [--clients N]",
 		Short: "Measure a reconnect herd: N clients lose their streams at once and reconnect",
@@ -39,43 +33,16 @@ loopback address: the herd is a load test and is not aimed at other hosts.`,
   mcp-conform herd --url http://127.0.0.1:3001/mcp --tool trigger-long-running-operation --args '{"duration":30,"steps":60}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Clients < 1 || o.Clients > herd.MaxClients {
-				return usageError{fmt.Errorf("--clients %d: want 1 to %d", o.Clients, herd.MaxClients)}
-			}
-			if o.URL != "" {
-				if err := herd.CheckLoopback(o.URL); err != nil {
-					return usageError{err}
-				}
-			}
-			if err := json.Unmarshal([]byte(args), &o.Args); err != nil {
-				return usageError{fmt.Errorf("--args %q: not a JSON object: %w", args, err)}
-			}
-			if o.Seed == 0 {
-				o.Seed = reports.NewSeed()
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-			defer cancel()
-			rep, err := herd.Run(ctx, o, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			herd.Print(cmd.OutOrStdout(), rep)
-			if jsonOut != "" {
-				b, _ := json.MarshalIndent(rep, "", "  ")
-				if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
-					return fmt.Errorf("write %s: %w", jsonOut, err)
-				}
-			}
-			return nil
+			return herd.RunCLI(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.URL, "url", "", "loopback Streamable HTTP endpoint (default: the built-in reference server)")
 	f.IntVar(&o.Clients, "clients", herd.DefaultClients, fmt.Sprintf("number of clients (1 to %d)", herd.MaxClients))
 	f.StringVar(&o.Tool, "tool", "slow", "long-running tool each client calls to hold its stream open")
-	f.StringVar(&args, "args", `{"steps":400,"stepMs":50}`, "the tool's arguments (JSON object)")
-	f.StringVar(&jsonOut, "json", "", "write the measurements as JSON to this file")
-	f.DurationVar(&timeout, "timeout", 3*time.Minute, "bound on the whole measurement")
+	f.StringVar(&o.Args, "args", `{"steps":400,"stepMs":50}`, "the tool's arguments (JSON object)")
+	f.StringVar(&o.JSON, "json", "", "write the measurements as JSON to this file")
+	f.DurationVar(&o.Timeout, "timeout", 3*time.Minute, "bound on the whole measurement")
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of the backoff jitter: the same seed gives every client the same delays (default: one is chosen and printed)")
 	return cmd
 }
