@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
-	"net/http"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
-	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/internal/proxyrun"
 )
 
@@ -77,19 +73,10 @@ github.com/mcp-conform/mcp-conform/faultproxy/control/proxyctl.`,
 			if err != nil {
 				return usageError{err}
 			}
-			if !creds.Empty() {
-				if o.Upstream == "" {
-					return usageError{errors.New("proxy: --header, --header-env and --oauth-… need --url")}
-				}
-				o.Redact = creds.Names()
-				o.Authorize = func(req *http.Request) error { return creds.Apply(req.Context(), auth.Endpoint(req), req.Header) }
+			if err := o.SetCredentials(creds); err != nil {
+				return err
 			}
-			err = proxyrun.Run(cmd.Context(), o)
-			var ue *proxyrun.UsageError
-			if errors.As(err, &ue) {
-				return usageError{err}
-			}
-			return err
+			return proxyrun.Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Transcript, "transcript", "", "write every message and fault to this JSONL file, as it goes")
