@@ -41,12 +41,8 @@ func newFixtureCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fixture",
 		Short: "Serve the reference MCP server (or one of its mutants) on stdio",
-		Long: `Serve the reference server over stdio: it keeps the whole contract mcp-conform
-checks. --mutant switches on exactly one deliberate bug, to see a check fail.
---http serves Streamable HTTP instead (both protocol eras on one endpoint); --ws serves
-JSON-RPC over WebSocket (one message per text frame), a custom transport with the
-stdio message rules.`,
-		Args: cobra.NoArgs,
+		Long:  help("fixture.txt"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list {
 				return describe.Mutants(cmd.OutOrStdout())

@@ -18,26 +18,12 @@ import (
 func newClientCmd() *cobra.Command {
 	f := clientgrade.CLIOptions{ToolVersion: version}
 	cmd := &cobra.Command{
-		Use:   "client --command \"CMD ARGS\"",
-		Short: "Grade a real MCP client: run its driver against each scenario and judge what it sends",
-		Long: `Grade an MCP client program. For each scenario (mcp-conform list: the CLIENT checks),
-transport and protocol version, mcp-conform serves a server behaviour (its reference
-server, with a scripted twist where the scenario needs one) behind the fault proxy, runs
-the driver command once, and judges what the client sent, from the proxy's transcript.
-
-The driver contract is docs/CLIENT-DRIVERS.md: the scenario is in MCP_CONFORM_SCENARIO and
-its parameters in MCP_CONFORM_CONTEXT; on HTTP the server URL is appended to the command
-(or replaces {url}); on stdio the client spawns the server command in MCP_CONFORM_SERVER
-(or {server}), which is mcp-conform itself serving the scenario.
-
-Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL; 2 the harness
-could not run (bad usage, ERROR). --baseline works as for run.`,
-		Example: `  mcp-conform client --command "mcp-conform reliable-driver"
-  mcp-conform client --command "mcp-conform reliable-driver --mutant one-clock" --scenario progress-max-timeout
-  mcp-conform client --transport http --spec 2026-07-28 --command "node driver.js"
-  mcp-conform client --transport stdio --command "my-client --server {server}" --json client.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runClientChecks(cmd, f) },
+		Use:     "client --command \"CMD ARGS\"",
+		Short:   "Grade a real MCP client: run its driver against each scenario and judge what it sends",
+		Long:    help("client.txt"),
+		Example: help("client.example.txt"),
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runClientChecks(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Command, "command", "", "the client's driver command line (run with /bin/sh -c; see docs/CLIENT-DRIVERS.md)")

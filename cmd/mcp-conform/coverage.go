@@ -15,13 +15,8 @@ func newCoverageCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "coverage",
 		Short: "Every clause of docs/CLAUSES.md with its status and the checks and mutants that prove it",
-		Long: `Print, per page and protocol version, every normative sentence of docs/CLAUSES.md
-with its status: covered (a check declares the clause and a mutant proves that check
-can fail), partial (a check sees part of it, or has no mutant), not testable (with the
-reason, from docs/clauses-not-testable.yaml) or none; then the share of testable
-clauses covered per side and version. --format json gives
-{"clauses":[{"id","level","versions","status","checks","mutants",...}],"summary":{...}}.`,
-		Args: cobra.NoArgs,
+		Long:  help("coverage.txt"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := describe.Coverage()
 			if err != nil {

@@ -19,27 +19,12 @@ type initFlags struct {
 func newInitCmd() *cobra.Command {
 	var f initFlags
 	cmd := &cobra.Command{
-		Use:   "init (--stdio CMD | --url URL)",
-		Short: "Draft a target manifest: which tool plays each role the checks need",
-		Long: `Start (--stdio) or reach (--url) an MCP server, list its tools and draft a target
-manifest: which tool is the long-running "slow" one (read-only, a duration-like
-argument, progress for a token), which is the keyed "mutation" (idempotentHint, a
-key-like string argument) with the read-only "probe" that counts its executions,
-the "lookup" by the same key, the task-capable "task" tool, and "flood" or
-"silent" when a tool says it is one. Each role carries a comment saying why it was
-chosen, what init saw, and what to check by hand; roles it cannot infer are
-written as commented-out templates. Then it prints which checks the draft unlocks
-and which still SKIP, and why.
-
-init calls only tools annotated readOnlyHint: true, to confirm what it proposes
-(the slow tool sends progress, the probe answers with a number). --try-tools also
-calls the candidates that are not read-only (the mutation, twice with one key):
-use it against a test instance only. --no-calls calls no tool at all.`,
-		Example: `  mcp-conform init --stdio "node server.js" --out my-server.yaml
-  mcp-conform init --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer $TOKEN' > my-server.yaml
-  mcp-conform init --stdio "mcp-conform fixture" --try-tools`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd, f) },
+		Use:     "init (--stdio CMD | --url URL)",
+		Short:   "Draft a target manifest: which tool plays each role the checks need",
+		Long:    help("init.txt"),
+		Example: help("init.example.txt"),
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runInit(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.stdio, "stdio", "", "command line of a stdio MCP server to start (split by the shell's quoting rules, without a shell: quote an argument with spaces; nothing is expanded)")

@@ -12,29 +12,11 @@ func newReviewCmd() *cobra.Command {
 	var f review.CLIOptions
 	var af authFlags
 	cmd := &cobra.Command{
-		Use:   "review",
-		Short: "Print the reliability review of each tool a target exposes",
-		Long: `Connect to the target, list its tools and print, for each one, the reliability
-review of the seeds: transport and how a call is cancelled on it, the timeout
-policy (idle clock reset by progress, maximum never reset), the retry class
-(Safe: read-only, retry with a new id; Conditional: a keyed mutation, retry with
-the same key and arguments; Unsafe: reconcile before any retry), the idempotency
-boundary (the key argument), the flow-control checks and the failure modes that
-apply, and the checks that exercise the tool. With --report, each row cites the
-verdicts of a previous run's JSON report.
-
-The retry class follows the same rules as the run's table (the manifest's
-"mutation" role with a key is Conditional, without one Unsafe; then
-readOnlyHint: true is Safe; anything else may mutate: Unsafe); with --report,
-the row of that report's retry-class table, which also saw the run's IDEM
-checks, is used. Annotations are hints from the server, untrusted by the
-specification.
-
-With no target, the built-in reference server is reviewed on both transports.`,
-		Example: `  mcp-conform review
-  mcp-conform review --manifest fixtures/targets/server-everything.yaml
-  mcp-conform run --json report.json && mcp-conform review --report report.json`,
-		Args: cobra.NoArgs,
+		Use:     "review",
+		Short:   "Print the reliability review of each tool a target exposes",
+		Long:    help("review.txt"),
+		Example: help("review.example.txt"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.Auth, f.Credentials = af.Set(), af.credentials
 			code, err := review.RunCLI(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())

@@ -22,32 +22,9 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the conformance checks against a target and print the report",
-		Long: `Run every selected check against the target and print a summary; write JSON and
-JUnit reports on request. With no target, the built-in reference server is used
-(--mutant switches one deliberate bug on). Progress is printed on stderr as each
-check ends.
-
-Versions: with no --spec (and with --spec all), the target is first asked which
-protocol versions it accepts (server/discover for 2026-07-28, initialize for the
-2025 versions) and checked once in each; the report lists the versions it refused.
---spec VERSION forces one. A --mutant run checks the newest version unless --spec
-says otherwise. --shard INDEX/COUNT runs one deterministic slice of the checks
-(all of a check's runs in one slice); 'mcp-conform report merge' joins the slices.
-
-Credentials: an HTTP target behind a token gets --header 'Name: value',
---header-env NAME=ENVVAR, the manifest's headers: (${VAR} from the environment)
-or an OAuth client-credentials token (--oauth-client-id, --oauth-client-secret-env,
---oauth-token-url or discovery) on every request; their values never appear in a
-report. --repeat N runs every check N times and marks FLAKY a check whose verdict
-changed; --seed N reproduces every random choice (printed in every report).
-
-Exit codes: 0 no FAIL (and no WARN with --strict); 1 at least one FAIL;
-2 the harness could not run (bad usage, target never started, ERROR).
-With --baseline FILE, the FAIL and WARN checks listed there do not count;
-a listed check that now passes is reported as stale (and fails with
---strict-baseline).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runChecks(cmd, f) },
+		Long:  help("run.txt"),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runChecks(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Stdio, "stdio", "", "command line of a stdio MCP server to test (split by the shell's quoting rules, without a shell: quote an argument with spaces; nothing is expanded)")

@@ -22,25 +22,11 @@ type summaryFlags struct {
 func newSummaryCmd() *cobra.Command {
 	var f summaryFlags
 	cmd := &cobra.Command{
-		Use:   "summary REPORT.json",
-		Short: "Turn a JSON report into the Markdown summary (and GitHub annotations and outputs)",
-		Long: `Read a JSON report written by "mcp-conform run --json" and write its Markdown
-summary (the one "run --markdown" writes): the verdict, the checks counted by level
-and status, and a row per FAIL, ERROR and WARN check with its clause, spec links
-and where its transcript is. It goes to stdout, or to --markdown FILE.
-
-With --github (what the GitHub Action runs, after uploading the reports) it speaks
-to GitHub Actions instead: it appends the summary to $GITHUB_STEP_SUMMARY, prints an
-::error, ::warning or ::notice workflow command for each check that did not pass,
-and appends the outputs pass, fail, warn, skip, error (counts) and report-json (the
-report's absolute path) to $GITHUB_OUTPUT. When the run wrote no report (it could not
-start), the summary and an ::error say so and the outputs are empty.
-
-The verdict follows --exit-code, the code the run ended with; without it, it is
-computed from the report as run does (with --strict and --strict-baseline).`,
-		Example: `  mcp-conform summary report.json > summary.md
-  mcp-conform summary reports/report.json --github --exit-code "$code" --artifact-url "$url"`,
-		Args: cobra.ExactArgs(1),
+		Use:     "summary REPORT.json",
+		Short:   "Turn a JSON report into the Markdown summary (and GitHub annotations and outputs)",
+		Long:    help("summary.txt"),
+		Example: help("summary.example.txt"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSummary(cmd, args[0], f)
 		},

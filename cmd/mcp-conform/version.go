@@ -44,11 +44,8 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, the commit and the date it was built from",
-		Long: `Print mcp-conform's version, the commit and commit date it was built from, and the
-Go toolchain and platform, on one line (the same as --version). A binary from
-"go install …@v0.2.0" says v0.2.0 (the module proxy records no commit); a
-release binary (scripts/release.sh) or a build in a git clone names its commit.`,
-		Args: cobra.NoArgs,
+		Long:  help("version.txt"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
