@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -47,17 +46,7 @@ func newFixtureCmd() *cobra.Command {
 			if list {
 				return describe.Mutants(cmd.OutOrStdout())
 			}
-			code, err := fixtures.RunCommand(cmd.Context(), c, os.Stderr)
-			var ue *fixtures.UsageError
-			switch {
-			case errors.As(err, &ue):
-				return usageError{err}
-			case err != nil:
-				return err
-			case code != fixtures.ExitOK:
-				return exitError{code}
-			}
-			return nil
+			return exit(fixtures.RunCommand(cmd.Context(), c, os.Stderr))
 		},
 	}
 	cmd.Flags().StringVar(&c.Mutant, "mutant", "", "switch on one deliberate bug")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -23,7 +22,9 @@ func newClientCmd() *cobra.Command {
 		Long:    help("client.txt"),
 		Example: help("client.example.txt"),
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runClientChecks(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exit(clientgrade.RunCLI(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Command, "command", "", "the client's driver command line (run with /bin/sh -c; see docs/CLIENT-DRIVERS.md)")
@@ -46,20 +47,6 @@ func newClientCmd() *cobra.Command {
 	return cmd
 }
 
-func runClientChecks(cmd *cobra.Command, f clientgrade.CLIOptions) error {
-	code, err := clientgrade.RunCLI(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	var ue *clientgrade.UsageError
-	switch {
-	case errors.As(err, &ue):
-		return usageError{err}
-	case err != nil:
-		return err
-	case code != 0:
-		return exitError{code}
-	}
-	return nil
-}
-
 // newServeScenarioCmd is the hidden server side of a stdio run: the command
 // line a client under test is given in MCP_CONFORM_SERVER.
 func newServeScenarioCmd() *cobra.Command {
@@ -75,10 +62,7 @@ func newServeScenarioCmd() *cobra.Command {
 				return fmt.Errorf("locate own executable: %w", err)
 			}
 			o.Exe, o.In, o.Out, o.Signals = exe, os.Stdin, os.Stdout, clientgrade.NotifySignals()
-			if code := clientgrade.ServeScenario(cmd.Context(), o); code != 0 {
-				return exitError{code}
-			}
-			return nil
+			return exit(clientgrade.ServeScenario(cmd.Context(), o), nil)
 		},
 	}
 	fl := cmd.Flags()
@@ -98,10 +82,7 @@ func newReliableDriverCmd() *cobra.Command {
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := reliabledriver.Main(cmd.Context(), args, os.Getenv, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
-				return exitError{code}
-			}
-			return nil
+			return exit(reliabledriver.Main(cmd.Context(), args, os.Getenv, cmd.OutOrStdout(), cmd.ErrOrStderr()), nil)
 		},
 	}
 }

@@ -55,17 +55,7 @@ func runInit(cmd *cobra.Command, f initFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	code, err := draft.Init(cmd.Context(), draft.InitOptions{Stdio: f.stdio, URL: f.url, Out: f.out, Spec: f.spec, Name: f.name,
+	return exit(draft.Init(cmd.Context(), draft.InitOptions{Stdio: f.stdio, URL: f.url, Out: f.out, Spec: f.spec, Name: f.name,
 		Credentials: creds, TryTools: f.tryTools, NoCalls: f.noCalls, Force: f.force,
-		CallTimeout: f.callTimeout, StartTimeout: f.startTimeout}, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	var ue *draft.UsageError
-	switch {
-	case errors.As(err, &ue):
-		return usageError{err}
-	case err != nil:
-		return err
-	case code != 0:
-		return exitError{code}
-	}
-	return nil
+		CallTimeout: f.callTimeout, StartTimeout: f.startTimeout}, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 }

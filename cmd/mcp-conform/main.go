@@ -28,6 +28,15 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
+// exit ends a command with what a package's RunCLI returned: its error
+// (printed by execute, exit code 2), else its exit code.
+func exit(code int, err error) error {
+	if err == nil && code != 0 {
+		return exitError{code}
+	}
+	return err
+}
+
 func main() {
 	fixtures.ServeIfAsked()
 	os.Exit(execute(os.Args[1:]))

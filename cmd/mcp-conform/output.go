@@ -26,9 +26,5 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 // finish writes the reports and the console summary and ends with the
 // run's exit code.
 func (o outputFlags) finish(cmd *cobra.Command, rep *reports.Report, runErr error) error {
-	code, err := o.Finish(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, runErr)
-	if err == nil && code != 0 {
-		err = exitError{code}
-	}
-	return err
+	return exit(o.Finish(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, runErr))
 }

@@ -19,11 +19,7 @@ func newReviewCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.Auth, f.Credentials = af.Set(), af.credentials
-			code, err := review.RunCLI(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err == nil && code != 0 {
-				err = exitError{code}
-			}
-			return err
+			return exit(review.RunCLI(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	fl := cmd.Flags()
