@@ -19,7 +19,10 @@ import (
 // UsageError is a bad command line of "mcp-conform client" (exit code 2).
 type UsageError struct{ Err error }
 
+// Error is the bad option's message.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that made the command line bad.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usage(err error) error { return &UsageError{err} }

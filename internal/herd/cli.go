@@ -14,7 +14,10 @@ import (
 // UsageError is a bad command line of "mcp-conform herd" (exit code 2).
 type UsageError struct{ Err error }
 
+// Error is the bad option's message.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that made the command line bad.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // CLIOptions are the flags of "mcp-conform herd": the measurement's
