@@ -13,19 +13,14 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clientsuite"
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // UsageError is a bad command line of "mcp-conform client" (exit code 2).
-type UsageError struct{ Err error }
+type UsageError = usageerr.Error
 
-// Error is the bad option's message.
-func (e *UsageError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that made the command line bad.
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(err error) error { return &UsageError{err} }
+func usage(err error) error { return &UsageError{Err: err} }
 
 // CLIOptions are the flags of "mcp-conform client".
 type CLIOptions struct {

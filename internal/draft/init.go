@@ -14,17 +14,12 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/internal/cmdline"
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
 // UsageError is a bad command line of "mcp-conform init" (exit code 2).
-type UsageError struct{ Err error }
-
-// Error is the bad option's message.
-func (e *UsageError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that made the command line bad.
-func (e *UsageError) Unwrap() error { return e.Err }
+type UsageError = usageerr.Error
 
 // InitOptions are the flags of "mcp-conform init" (its target: Stdio, a
 // command line, or URL; Credentials for an HTTP one).
@@ -43,7 +38,7 @@ type InitOptions struct {
 func Init(ctx context.Context, o InitOptions, stdout, stderr io.Writer) (int, error) {
 	if o.Out != "" && !o.Force {
 		if _, err := os.Stat(o.Out); err == nil {
-			return 0, &UsageError{fmt.Errorf("%s exists (--force overwrites it)", o.Out)}
+			return 0, &UsageError{Err: fmt.Errorf("%s exists (--force overwrites it)", o.Out)}
 		}
 	}
 	policy := CallReadOnly
@@ -58,7 +53,7 @@ func Init(ctx context.Context, o InitOptions, stdout, stderr io.Writer) (int, er
 	if o.Stdio != "" {
 		var err error
 		if command, err = cmdline.Split(o.Stdio); err != nil {
-			return 0, &UsageError{fmt.Errorf("--stdio: %w", err)}
+			return 0, &UsageError{Err: fmt.Errorf("--stdio: %w", err)}
 		}
 		t.Command, err = resolveInitCommand(command)
 		if err != nil {
@@ -107,7 +102,7 @@ func exitWith(w io.Writer, code int, err error) (int, error) {
 // executable, as the harness runs it.
 func resolveInitCommand(argv []string) ([]string, error) {
 	if len(argv) == 0 {
-		return nil, &UsageError{errors.New("--stdio needs a command")}
+		return nil, &UsageError{Err: errors.New("--stdio needs a command")}
 	}
 	if argv[0] != "mcp-conform" {
 		return argv, nil

@@ -8,17 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // UsageError is a bad command line of "mcp-conform herd" (exit code 2).
-type UsageError struct{ Err error }
-
-// Error is the bad option's message.
-func (e *UsageError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that made the command line bad.
-func (e *UsageError) Unwrap() error { return e.Err }
+type UsageError = usageerr.Error
 
 // CLIOptions are the flags of "mcp-conform herd": the measurement's
 // Options, the tool's arguments as JSON, the --json file and the bound on
@@ -36,15 +31,15 @@ type CLIOptions struct {
 func RunCLI(ctx context.Context, f CLIOptions, stdout, stderr io.Writer) error {
 	o := f.Options
 	if o.Clients < 1 || o.Clients > MaxClients {
-		return &UsageError{fmt.Errorf("--clients %d: want 1 to %d", o.Clients, MaxClients)}
+		return &UsageError{Err: fmt.Errorf("--clients %d: want 1 to %d", o.Clients, MaxClients)}
 	}
 	if o.URL != "" {
 		if err := CheckLoopback(o.URL); err != nil {
-			return &UsageError{err}
+			return &UsageError{Err: err}
 		}
 	}
 	if err := json.Unmarshal([]byte(f.Args), &o.Args); err != nil {
-		return &UsageError{fmt.Errorf("--args %q: not a JSON object: %w", f.Args, err)}
+		return &UsageError{Err: fmt.Errorf("--args %q: not a JSON object: %w", f.Args, err)}
 	}
 	if o.Seed == 0 {
 		o.Seed = reports.NewSeed()

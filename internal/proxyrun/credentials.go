@@ -15,7 +15,7 @@ func (o *Options) SetCredentials(c *auth.Credentials) error {
 		return nil
 	}
 	if o.Upstream == "" {
-		return &UsageError{errors.New("proxy: --header, --header-env and --oauth-… need --url")}
+		return &UsageError{Err: errors.New("proxy: --header, --header-env and --oauth-… need --url")}
 	}
 	o.Redact = c.Names()
 	o.Authorize = func(req *http.Request) error { return c.Apply(req.Context(), auth.Endpoint(req), req.Header) }

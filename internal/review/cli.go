@@ -11,17 +11,12 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/internal/runner"
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
 // UsageError is a bad command line of "mcp-conform review" (exit code 2).
-type UsageError struct{ Err error }
-
-// Error is the bad option's message.
-func (e *UsageError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that made the command line bad.
-func (e *UsageError) Unwrap() error { return e.Err }
+type UsageError = usageerr.Error
 
 // CLIOptions are the flags of "mcp-conform review".
 type CLIOptions struct {
@@ -44,25 +39,25 @@ func RunCLI(ctx context.Context, f CLIOptions, stdout, stderr io.Writer) (int, e
 	ts, err := runner.Targets(f.Named)
 	switch {
 	case err != nil:
-		return 0, &UsageError{err}
+		return 0, &UsageError{Err: err}
 	case f.Spec != "" && !clients.IsKnownVersion(f.Spec):
-		return 0, &UsageError{fmt.Errorf("--spec %q: known versions are %s", f.Spec, strings.Join(clients.KnownVersions, ", "))}
+		return 0, &UsageError{Err: fmt.Errorf("--spec %q: known versions are %s", f.Spec, strings.Join(clients.KnownVersions, ", "))}
 	case f.Format != "text" && f.Format != "json":
-		return 0, &UsageError{fmt.Errorf("--format %q: text or json", f.Format)}
+		return 0, &UsageError{Err: fmt.Errorf("--format %q: text or json", f.Format)}
 	}
 	o := Options{Idle: f.Idle, Max: f.MaxTimeout}
 	if f.Report != "" {
 		if o.Report, err = runner.ReadReport(f.Report); err != nil {
-			return 0, &UsageError{fmt.Errorf("--report: %w", err)}
+			return 0, &UsageError{Err: fmt.Errorf("--report: %w", err)}
 		}
 	}
 	cfg := &suites.Config{Targets: ts, Spec: f.Spec, StartTimeout: f.StartTimeout, OpTimeout: f.OpTimeout, CallTimeout: f.MaxTimeout}
 	if f.Auth {
 		if f.URL == "" && f.Manifest == "" || ts[0].Transport == "stdio" {
-			return 0, &UsageError{errors.New("--header, --header-env and --oauth-… apply to an HTTP target: --url, or a manifest with transport http")}
+			return 0, &UsageError{Err: errors.New("--header, --header-env and --oauth-… apply to an HTTP target: --url, or a manifest with transport http")}
 		}
 		if cfg.Credentials, err = f.Credentials(stderr); err != nil {
-			return 0, &UsageError{err}
+			return 0, &UsageError{Err: err}
 		}
 	}
 	rows, err := Targets(ctx, cfg, o)

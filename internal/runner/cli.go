@@ -104,7 +104,7 @@ func RunCLI(ctx context.Context, f CLIOptions, stderr io.Writer) (*reports.Repor
 	return rep, runErr
 }
 
-func usage(err error) error { return &UsageError{err} }
+func usage(err error) error { return &UsageError{Err: err} }
 
 // configFromFlags builds the run configuration (the targets as named, one
 // per transport), or a usage error.
