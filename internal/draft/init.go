@@ -22,12 +22,15 @@ import (
 type UsageError = usageerr.Error
 
 // InitOptions are the flags of "mcp-conform init" (its target: Stdio, a
-// command line, or URL; Credentials for an HTTP one).
+// command line, or URL).
 type InitOptions struct {
 	Stdio, URL, Out, Spec, Name string
-	Credentials                 *auth.Credentials
 	TryTools, NoCalls, Force    bool
 	CallTimeout, StartTimeout   time.Duration
+	// Auth is set when a credential flag was given (URL targets only);
+	// Credentials builds them, its log receiving the OAuth client's lines.
+	Auth        bool
+	Credentials func(log io.Writer) (*auth.Credentials, error)
 }
 
 // Init is "mcp-conform init": it drafts the target's manifest (until
@@ -36,6 +39,19 @@ type InitOptions struct {
 // returns the exit code (2: the draft failed, said on stderr). A bad
 // option is a *UsageError.
 func Init(ctx context.Context, o InitOptions, stdout, stderr io.Writer) (int, error) {
+	if (o.Stdio == "") == (o.URL == "") {
+		return 0, &UsageError{Err: errors.New("init needs exactly one target: --stdio CMD or --url URL")}
+	}
+	if o.TryTools && o.NoCalls {
+		return 0, &UsageError{Err: errors.New("--try-tools and --no-calls contradict each other")}
+	}
+	if o.Auth && o.Stdio != "" {
+		return 0, &UsageError{Err: errors.New("--header, --header-env and --oauth-… apply to --url targets only")}
+	}
+	creds, err := o.Credentials(stderr)
+	if err != nil {
+		return 0, &UsageError{Err: err}
+	}
 	if o.Out != "" && !o.Force {
 		if _, err := os.Stat(o.Out); err == nil {
 			return 0, &UsageError{Err: fmt.Errorf("%s exists (--force overwrites it)", o.Out)}
@@ -48,10 +64,9 @@ func Init(ctx context.Context, o InitOptions, stdout, stderr io.Writer) (int, er
 	case o.NoCalls:
 		policy = CallNone
 	}
-	t := Target{URL: o.URL, Credentials: o.Credentials, Spec: o.Spec}
+	t := Target{URL: o.URL, Credentials: creds, Spec: o.Spec}
 	var command []string
 	if o.Stdio != "" {
-		var err error
 		if command, err = cmdline.Split(o.Stdio); err != nil {
 			return 0, &UsageError{Err: fmt.Errorf("--stdio: %w", err)}
 		}
