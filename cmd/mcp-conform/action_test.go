@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // actionOutputs are the outputs of the actions action.yml uses that it
@@ -110,7 +112,7 @@ func TestActionYAML(t *testing.T) {
 			case strings.Contains(run, "mcp-conform summary") && strings.Contains(run, "--github"):
 				// Written by the summary command (TestActionSummary
 				// reads them back).
-				if !slices.Contains(githubOutputs, parts[3]) {
+				if !slices.Contains(reports.GitHubOutputs, parts[3]) {
 					t.Errorf("%s: mcp-conform summary --github does not write %s", m[0], parts[3])
 				}
 			case !strings.Contains(run, parts[3]+"="):
@@ -129,7 +131,7 @@ func TestActionYAML(t *testing.T) {
 	if !used["actions/upload-artifact"] || !used["actions/setup-go"] {
 		t.Errorf("the action does not set up Go and upload the reports: %v", used)
 	}
-	for _, o := range githubOutputs {
+	for _, o := range reports.GitHubOutputs {
 		if _, ok := a.Outputs[o]; !ok {
 			t.Errorf("the action does not expose output %s", o)
 		}
@@ -274,7 +276,7 @@ func TestActionSteps(t *testing.T) {
 			if tc.counts == "" && strings.TrimSpace(got) != "" || tc.counts != "" && got != tc.counts {
 				t.Errorf("count outputs %q, want %q", got, tc.counts)
 			}
-			for _, o := range githubOutputs {
+			for _, o := range reports.GitHubOutputs {
 				if _, ok := outputs[o]; !ok {
 					t.Errorf("output %s not written", o)
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/internal/clauses"
+	"github.com/mcp-conform/mcp-conform/internal/describe"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
@@ -23,7 +24,7 @@ func TestCatalogClausesKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range clauses.Validate(set, coverageCatalog(), nt) {
+	for _, e := range clauses.Validate(set, describe.CoverageCatalog(), nt) {
 		t.Error(e)
 	}
 	// Every check that cites the specification declares an id (the

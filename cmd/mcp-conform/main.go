@@ -8,9 +8,11 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,15 @@ type usageError struct{ error }
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// exit ends a command with what a package's RunCLI returned: its error
+// (printed by execute, exit code 2), else its exit code.
+func exit(code int, err error) error {
+	if err == nil && code != 0 {
+		return exitError{code}
+	}
+	return err
+}
 
 func main() {
 	fixtures.ServeIfAsked()
@@ -50,37 +61,10 @@ func execute(args []string) int {
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "mcp-conform",
-		Short: "Conformance tests and fault injection for MCP servers",
-		Long: `mcp-conform checks that an MCP server keeps the reliability contract of the Model
-Context Protocol when the network and the client misbehave. A fault-injection proxy
-stands between the harness and the server (stdio, Streamable HTTP or WebSocket, in
-the 2025-06-18, 2025-11-25 and 2026-07-28 versions): it drops, delays, holds,
-duplicates and injects messages, throttles and cuts streams, and kills or pauses
-the server, while the checks judge what the server does: CANCEL, PROGRESS,
-TIMEOUT, IDEM (idempotent retries), FLOW, SSE, RECONNECT, SESSION, TASK, ROBUST,
-SECURITY, LIFECYCLE, HTTP (the 2026-07-28 request headers), VERSION, TOOLS,
-PAGINATION and LOGGING, and SCHEMA (every message the server sends, against the
-negotiated version's schema). Each verdict is PASS, FAIL (a broken MUST), WARN (a broken SHOULD),
-SKIP (with the reason) or ERROR (the harness could not run the check), with the
-clause it enforces and the transcript that shows why.
-
-"mcp-conform run" writes the console summary and, on request, JSON, JUnit, HTML
-and Markdown reports; its exit code is a CI gate (0 no FAIL, 1 a MUST failed,
-2 the harness could not run). A target manifest names the server's tools that
-play each role (slow, probe, mutation ...); without one, the checks that need a
-role SKIP. With no target, "mcp-conform run" checks the built-in reference server.
-"mcp-conform proxy" runs the fault proxy alone, "review" prints each tool's retry
-class, "coverage" shows which clauses of the specification the checks cover,
-"herd" measures a reconnect herd, "summary" turns a JSON report into the
-Markdown summary and GitHub annotations the Action shows.`,
-		Example: `  mcp-conform run
-  mcp-conform run --stdio "npx -y @modelcontextprotocol/server-everything" --json report.json
-  mcp-conform run --manifest fixtures/targets/server-everything.yaml --junit junit.xml
-  mcp-conform run --mutant respond-after-cancel
-  mcp-conform list
-  mcp-conform explain CANCEL-STDIO-SUPPRESS
-  mcp-conform version`,
+		Use:           "mcp-conform",
+		Short:         "Conformance tests and fault injection for MCP servers",
+		Long:          help("root.txt"),
+		Example:       help("root.example.txt"),
 		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -96,4 +80,18 @@ Markdown summary and GitHub annotations the Action shows.`,
 	root.AddCommand(newReportCmd())
 	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	return root
+}
+
+// helpTexts are the commands' long help and examples, one file each.
+//
+//go:embed help/*.txt
+var helpTexts embed.FS
+
+// help is the text of help/NAME, without its final line break.
+func help(name string) string {
+	b, err := helpTexts.ReadFile("help/" + name)
+	if err != nil {
+		panic(err) // a file named here is embedded: a test of every command's help fails first
+	}
+	return strings.TrimSuffix(string(b), "\n")
 }

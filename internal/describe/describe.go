@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -186,4 +187,19 @@ func groupRules(all []suites.TransportRule) []ruleGroup {
 		out = append(out, ruleGroup{rule: g.rule, versions: g.vs, where: where})
 	}
 	return out
+}
+
+// ExplainID explains the server or CLIENT check id ("mcp-conform
+// explain"); false: no check has that id.
+func ExplainID(w io.Writer, id string) bool {
+	c, ok := suites.Lookup(id)
+	if cc, isClient := clientsuite.Lookup(id); !ok && isClient {
+		ExplainClient(w, cc)
+		return true
+	}
+	if !ok {
+		return false
+	}
+	Explain(w, c)
+	return true
 }

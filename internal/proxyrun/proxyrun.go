@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/faultproxy/control"
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 )
 
 // proxyMemoryEntries bounds the transcript entries the proxy keeps in
@@ -28,12 +29,9 @@ import (
 const proxyMemoryEntries = 4096
 
 // UsageError is a bad command line: exit code 2, nothing started.
-type UsageError struct{ Err error }
+type UsageError = usageerr.Error
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(err error) error { return &UsageError{err} }
+func usage(err error) error { return &UsageError{Err: err} }
 
 // Options are what the proxy command was given.
 type Options struct {

@@ -37,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -97,10 +98,7 @@ var DefaultJobs = min(16, max(4, 3*runtime.NumCPU()))
 // UsageError is a bad command line found while planning (a label filter
 // that does not parse, nothing selected, a manifest whose roles the target
 // does not serve): exit code 2, nothing run.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+type UsageError = usageerr.Error
 
 // NoVersionError says that the server refused every protocol version: the
 // run checked nothing. Plan.Run returns it with the report (which lists the
@@ -158,9 +156,9 @@ func New(ctx context.Context, o Options) (*Plan, error) {
 	n, err := suites.Planned(o.Config, o.Run)
 	switch {
 	case err != nil:
-		return nil, &UsageError{errors.New(ansiEscape.ReplaceAllString(err.Error(), ""))}
+		return nil, &UsageError{Err: errors.New(ansiEscape.ReplaceAllString(err.Error(), ""))}
 	case n == 0:
-		return nil, &UsageError{errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
+		return nil, &UsageError{Err: errors.New("no check matches --label-filter/--focus (see 'mcp-conform list')")}
 	}
 	// Ctrl-C while the targets are started to validate and probe them ends
 	// the run cleanly: the probes' servers are stopped, nothing is checked.
@@ -184,16 +182,16 @@ func New(ctx context.Context, o Options) (*Plan, error) {
 	case sctx.Err() != nil && ctx.Err() == nil:
 		return nil, errInterrupted
 	case err != nil:
-		return nil, &UsageError{err}
+		return nil, &UsageError{Err: err}
 	}
 	p.cfg = p.config()
 	if o.Shard.Count > 0 && len(p.parts) > 0 {
 		if p.filter, p.empty, err = o.Shard.filter(p.cfg, o.Run); err != nil {
-			return nil, &UsageError{err}
+			return nil, &UsageError{Err: err}
 		}
 	}
 	if p.total, err = suites.Planned(p.cfg, p.runOptions()); err != nil {
-		return nil, &UsageError{err}
+		return nil, &UsageError{Err: err}
 	}
 	if p.empty || len(p.parts) == 0 {
 		p.total = 0

@@ -32,24 +32,24 @@ func Targets(n Named) ([]*suites.Manifest, error) {
 	}
 	switch {
 	case named > 1:
-		return nil, &UsageError{errors.New("give at most one of --stdio, --url and --manifest")}
+		return nil, &UsageError{Err: errors.New("give at most one of --stdio, --url and --manifest")}
 	case n.Mutant != "" && named > 0:
-		return nil, &UsageError{errors.New("--mutant applies to the built-in target only")}
+		return nil, &UsageError{Err: errors.New("--mutant applies to the built-in target only")}
 	case n.Mutant != "" && !fixtures.ValidMutant(n.Mutant):
-		return nil, &UsageError{fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", n.Mutant)}
+		return nil, &UsageError{Err: fmt.Errorf("unknown mutant %q (see 'mcp-conform fixture --list')", n.Mutant)}
 	case n.WebSocket && named > 0:
-		return nil, &UsageError{errors.New("--websocket applies to the built-in target only (a WebSocket server of your own: --url ws://… or a manifest with transport: websocket)")}
+		return nil, &UsageError{Err: errors.New("--websocket applies to the built-in target only (a WebSocket server of your own: --url ws://… or a manifest with transport: websocket)")}
 	}
 	ts, err := suites.TargetFlags{Stdio: n.Stdio, URL: n.URL, Manifest: n.Manifest, Mutant: n.Mutant}.Targets()
 	if err != nil {
-		return nil, &UsageError{err}
+		return nil, &UsageError{Err: err}
 	}
 	if n.WebSocket {
 		ts = append(ts, suites.ReferenceWSManifest(n.Mutant))
 	}
 	for _, t := range ts {
 		if err := CheckProgram(t); err != nil {
-			return nil, &UsageError{err}
+			return nil, &UsageError{Err: err}
 		}
 	}
 	return ts, nil
