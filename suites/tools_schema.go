@@ -125,6 +125,7 @@ const toolNameClause = "Tool names SHOULD be between 1 and 128 characters in len
 func registerToolContract() {
 	ginkgo.Describe("TOOLS", ginkgo.Label("area:tools"), func() {
 		define(checkToolsInputSchema, toolsInputSchema)
+		define(checkToolsCapability, toolsCapability) // tools_capability.go
 		define(checkToolsOutputSchema, toolsOutputSchema)
 		define(checkToolsNames, toolsNames)
 		define(checkToolsListStable, toolsListStable)
