@@ -38,7 +38,7 @@ var checkPingPrompt = register(&Check{
 	ID:    "LIFECYCLE-PING-PROMPT",
 	Title: "a ping sent while a tools/call is in flight is answered at once, with an empty result, not after the call",
 	How: "2025 versions. Starts the slow role's call with a progress token and, once its first progress arrived (the " +
-		"call is in flight; without progress, right after the call was sent), sends ping. The ping must be answered " +
+		"call is in flight; without progress, once the exchange or call timeout, the shorter, has passed), sends ping. The ping must be answered " +
 		"(within the call timeout) with the empty result {} (a _meta member aside) before the call's own response: on one " +
 		"stream (stdio) by arrival order, across HTTP streams only when the two arrive more than " +
 		crossStreamSlack.String() + " apart. A ping answered only after the call's response FAILs when the call went on " +
@@ -160,14 +160,15 @@ func pingPrompt(h *H) {
 	callID := jsonrpc.StringID(unique("ping-prompt-call"))
 	token := jsonrpc.StringID(unique("ping-prompt-token"))
 	call := c.startRole("slow", callID, token)
-	if _, ok := c.waitFirst(from, h.Cfg().CallTimeout, func(m clients.Message) bool {
+	wait := min(h.Cfg().OpTimeout, h.Cfg().CallTimeout)
+	if _, ok := c.waitFirst(from, wait, func(m clients.Message) bool {
 		return m.Env.Kind == jsonrpc.Notification && m.Env.ProgressToken == token
 	}); !ok {
-		h.Notef("the slow call sent no progress within %s: the ping follows its request", h.Cfg().CallTimeout)
+		h.Notef("the slow call sent no progress within %s: the ping follows its request", wait)
 	}
 	pingID := jsonrpc.StringID(unique("ping-prompt"))
 	sent := time.Now()
-	pong := c.await(startRequest(h, c, pingID, "ping", nil), "ping sent while tools/call "+callID.String()+" was in flight")
+	pong := c.await(sendPing(h, c, pingID, callID), "ping sent while tools/call "+callID.String()+" was in flight")
 	final := c.await(call, "the slow call")
 	if pong.Env.Kind != jsonrpc.Response {
 		h.Failf("ping sent while tools/call %s was in flight was answered with %s, not a result: %s", callID, pong.Env.Kind, pong.Raw)
@@ -189,4 +190,27 @@ func pingPrompt(h *H) {
 	}
 	h.Failf("ping (id %s), sent while tools/call %s was in flight, was answered only %s later, after the call's own response (%s after the ping was sent): the ping waited for the call",
 		pingID, callID, took, final.At.Sub(sent).Round(time.Millisecond))
+}
+
+// sendPing sends ping with id on c; a server that cannot take it (it ended
+// after the call) did not answer the ping, and fails the check.
+func sendPing(h *H, c msgConn, id, callID jsonrpc.ID) waiter {
+	ctx, cancel := h.Op()
+	defer cancel()
+	var (
+		w   waiter
+		err error
+	)
+	switch x := c.(type) {
+	case stdioMsg:
+		w, err = x.W.Start(ctx, id, "ping", nil)
+	case *httpMsg:
+		w, err = x.W.Start(h.Ctx(), id, "ping", nil)
+	default:
+		h.Errorf("no request on a %T", c)
+	}
+	if err != nil {
+		h.FailServer("the server did not answer ping (id %s) sent while tools/call %s was in flight: %v%s", id, callID, err, c.exitHint())
+	}
+	return w
 }
