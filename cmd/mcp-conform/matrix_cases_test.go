@@ -247,6 +247,11 @@ var mutantCases = []mutantCase{
 	{mutant: "ping-behind-calls", spec: "2025-06-18", want: reports.Fail, evidence: "the ping waited for the call"},
 	{mutant: "tools-no-capability", want: reports.Fail, evidence: "do not declare tools"},
 	{mutant: "tools-no-capability", spec: "2025-06-18", want: reports.Fail, evidence: "do not declare tools"},
+	// 2026-07-28 reserved error codes, on ROBUST-DUPLICATE-ID's refusal of
+	// an id in flight (which judges the server living on, not the code).
+	{mutant: "code-legacy-range", want: reports.Warn, evidence: "legacy range -32019..-32000"},
+	{mutant: "code-reserved-undefined", want: reports.Fail, evidence: "which does not define it"},
+	{mutant: "code-retired", want: reports.Fail, evidence: "is retired in 2026-07-28"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
