@@ -252,6 +252,8 @@ var mutantCases = []mutantCase{
 	{mutant: "code-legacy-range", want: reports.Warn, evidence: "legacy range -32019..-32000"},
 	{mutant: "code-reserved-undefined", want: reports.Fail, evidence: "which does not define it"},
 	{mutant: "code-retired", want: reports.Fail, evidence: "is retired in 2026-07-28"},
+	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
+	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
