@@ -8,6 +8,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -24,6 +26,29 @@ var checkPingEmpty = register(&Check{
 	Transports: []string{"stdio", "http"},
 	Clauses:    []string{"ping#1"},
 	Limits:     map[string]string{"ping#1": "promptness is bounded only by the exchange timeout (the page names no bound)"},
+})
+
+// pingJudgeWindow is how long the slow call must go on after the ping was
+// sent for LIFECYCLE-PING-PROMPT to tell a ping answered at once from one
+// held behind the call: twice the slack within which two HTTP streams may
+// deliver in another order than the server wrote.
+const pingJudgeWindow = 2 * crossStreamSlack
+
+var checkPingPrompt = register(&Check{
+	ID:    "LIFECYCLE-PING-PROMPT",
+	Title: "a ping sent while a tools/call is in flight is answered at once, with an empty result, not after the call",
+	How: "2025 versions. Starts the slow role's call with a progress token and, once its first progress arrived (the " +
+		"call is in flight; without progress, once the exchange or call timeout, the shorter, has passed), sends ping. The ping must be answered " +
+		"(within the call timeout) with the empty result {} (a _meta member aside) before the call's own response: on one " +
+		"stream (stdio) by arrival order, across HTTP streams only when the two arrive more than " +
+		crossStreamSlack.String() + " apart. A ping answered only after the call's response FAILs when the call went on " +
+		"for at least " + pingJudgeWindow.String() + " after the ping was sent (a shorter call cannot tell the two apart: " +
+		"SKIP). \"Promptly\" is read as: without waiting for other work in flight; the page names no bound.",
+	Rules: sameRule(Rule{Level: reports.Must, Spec: "specification/VERSION/basic/utilities/ping.mdx",
+		Clause: "The receiver MUST respond promptly with an empty response"}, legacyVersions...),
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"slow"},
+	Clauses:    []string{"ping#1"},
 })
 
 // stdioExitBound is how long a server whose stdin closed may take to exit:
@@ -47,6 +72,7 @@ var checkStdioExit = register(&Check{
 func registerLifecycle() {
 	ginkgo.Describe("LIFECYCLE ping and handshake", ginkgo.Label("area:lifecycle"), func() {
 		define(checkPingEmpty, pingEmpty)
+		define(checkPingPrompt, pingPrompt)
 		define(checkStdioExit, stdioExit)
 		define(checkVersionFallback, versionFallback)
 		define(checkVersionLatest, versionLatest)
@@ -109,4 +135,82 @@ func pingEmpty(h *H) {
 		slices.Sort(extra)
 		h.Failf("ping was answered with a result that is not empty (members %v): %s", extra, raw)
 	}
+}
+
+// emptyResultMembers returns the members of a ping result other than
+// _meta, sorted, or an error when the result is not an object.
+func emptyResultMembers(result json.RawMessage) ([]string, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(result, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("result %s is not an object", result)
+	}
+	var extra []string
+	for k := range obj {
+		if k != "_meta" {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	return extra, nil
+}
+
+func pingPrompt(h *H) {
+	c := connectMsg(h)
+	from := c.length()
+	callID := jsonrpc.StringID(unique("ping-prompt-call"))
+	token := jsonrpc.StringID(unique("ping-prompt-token"))
+	call := c.startRole("slow", callID, token)
+	wait := min(h.Cfg().OpTimeout, h.Cfg().CallTimeout)
+	if _, ok := c.waitFirst(from, wait, func(m clients.Message) bool {
+		return m.Env.Kind == jsonrpc.Notification && m.Env.ProgressToken == token
+	}); !ok {
+		h.Notef("the slow call sent no progress within %s: the ping follows its request", wait)
+	}
+	pingID := jsonrpc.StringID(unique("ping-prompt"))
+	sent := time.Now()
+	pong := c.await(sendPing(h, c, pingID, callID), "ping sent while tools/call "+callID.String()+" was in flight")
+	final := c.await(call, "the slow call")
+	if pong.Env.Kind != jsonrpc.Response {
+		h.Failf("ping sent while tools/call %s was in flight was answered with %s, not a result: %s", callID, pong.Env.Kind, pong.Raw)
+	}
+	if extra, err := emptyResultMembers(pong.Env.Result); err != nil || len(extra) > 0 {
+		h.Failf("ping sent while tools/call %s was in flight was answered with a result that is not empty: %s", callID, pong.Raw)
+	}
+	before := pong.Seq < final.Seq
+	if !c.sameStream(pong, final) {
+		before = final.At.Sub(pong.At) > crossStreamSlack
+	}
+	took := pong.At.Sub(sent).Round(time.Millisecond)
+	if before {
+		h.Notef("the ping was answered %s after it was sent, %s before the call's response", took, final.At.Sub(pong.At).Round(time.Millisecond))
+		return
+	}
+	if window := final.At.Sub(sent); window < pingJudgeWindow {
+		h.Skip(fmt.Sprintf("the slow call answered %s after the ping was sent (under %s): too soon to tell a ping answered at once from one held behind the call", window.Round(time.Millisecond), pingJudgeWindow))
+	}
+	h.Failf("ping (id %s), sent while tools/call %s was in flight, was answered only %s later, after the call's own response (%s after the ping was sent): the ping waited for the call",
+		pingID, callID, took, final.At.Sub(sent).Round(time.Millisecond))
+}
+
+// sendPing sends ping with id on c; a server that cannot take it (it ended
+// after the call) did not answer the ping, and fails the check.
+func sendPing(h *H, c msgConn, id, callID jsonrpc.ID) waiter {
+	ctx, cancel := h.Op()
+	defer cancel()
+	var (
+		w   waiter
+		err error
+	)
+	switch x := c.(type) {
+	case stdioMsg:
+		w, err = x.W.Start(ctx, id, "ping", nil)
+	case *httpMsg:
+		w, err = x.W.Start(h.Ctx(), id, "ping", nil)
+	default:
+		h.Errorf("no request on a %T", c)
+	}
+	if err != nil {
+		h.FailServer("the server did not answer ping (id %s) sent while tools/call %s was in flight: %v%s", id, callID, err, c.exitHint())
+	}
+	return w
 }

@@ -129,6 +129,7 @@ func registerRobustInput() {
 		define(checkOversize, oversize)
 		define(checkInvalidUTF8, invalidUTF8)
 		define(checkDuplicateID, duplicateID)
+		define(checkIDEcho, idEcho)
 		define(checkStrayResponse, strayResponse)
 	})
 }

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
@@ -325,4 +327,46 @@ func strayResponse(h *H) {
 			r.ping("after a response to an id it never sent")
 		}
 	})
+}
+
+var checkIDEcho = register(&Check{
+	ID:    "ROBUST-ID-ECHO",
+	Title: "a reply carries its request's id exactly: a string stays a string (\"123\" too), an integer an integer",
+	How: "Sends the era's barrier request (ping; server/discover in 2026-07-28) three times, one at a time, with the " +
+		"ids a string, a string of decimal digits (like the ping page's own example id \"123\") and an integer: the " +
+		"first reply after each must carry the same id, of the same JSON type and value.",
+	Rules: merge(
+		map[string]Rule{"2025-06-18": {Level: reports.Must, Spec: "specification/2025-06-18/basic/index.mdx",
+			Clause: "Responses MUST include the same ID as the request they correspond to."}},
+		sameRule(Rule{Level: reports.Must, Spec: indexPage,
+			Clause: "Result responses MUST include the same ID as the request they correspond to."}, "2026-07-28", "2025-11-25"),
+	),
+	Transports: []string{"stdio", "http"},
+	Clauses:    []string{"basic#5"},
+})
+
+func idEcho(h *H) {
+	c := connectMsg(h)
+	method := barrierMethod(c.session())
+	n := time.Now().UnixNano()%1_000_000_000 + 1_000_000_000
+	ids := []struct {
+		id   jsonrpc.ID
+		kind string
+	}{
+		{jsonrpc.StringID(unique("id-echo")), "a string"},
+		{jsonrpc.StringID(strconv.FormatInt(n, 10)), "a string of digits"},
+		{jsonrpc.IntID(n + 1), "an integer"},
+	}
+	for _, x := range ids {
+		from := c.length()
+		startRequest(h, c, x.id, method, nil)
+		m, ok := c.waitFirst(from, h.Cfg().OpTimeout, func(m clients.Message) bool { return m.Env.Kind.IsReply() })
+		if !ok {
+			h.FailServer("%s with id %s (%s) got no reply %s", method, x.id, x.kind, c.silence(h.Cfg().OpTimeout))
+		}
+		if m.Env.ID != x.id {
+			h.Failf("%s with id %s (%s) was answered with id %s: %s", method, x.id, x.kind, m.Env.ID, m.Raw)
+		}
+	}
+	h.Notef("%s answered with the request's id for a string, a string of digits and an integer id", method)
 }

@@ -434,6 +434,9 @@ var badInputChecks = map[string]bool{
 	"TOOLS-INPUT-VALIDATED": true, "PAGINATION-INVALID-CURSOR": true, "PAGINATION-WALK": true,
 	// An unknown log level, judged on its own clause (no logging: SKIP).
 	"LOGGING-INVALID-LEVEL": true,
+	// Reply ids of the barrier request, and the tools capability beside
+	// tools/list: each judged on its own clause.
+	"ROBUST-ID-ECHO": true, "TOOLS-CAPABILITY": true,
 	// SCHEMA-VALID judges every message the others' connections carried
 	// (garbage lines are not JSON: basic#1).
 	"SCHEMA-VALID": true,

@@ -236,6 +236,24 @@ var mutantCases = []mutantCase{
 	{mutant: "log-unfiltered", want: reports.Warn, evidence: "with the level set to info the server sent a debug message"},
 	{mutant: "log-unfiltered", spec: "2025-06-18", want: reports.Warn, evidence: "with the level set to info the server sent a debug message"},
 	{mutant: "log-unrequested", want: reports.Fail, evidence: "was followed by 4 notifications/message"},
+	// Reply ids, error objects and ping (fixtures/basic_mutants.go).
+	{mutant: "id-numeric-string", want: reports.Fail, evidence: "(a string of digits) was answered with id"},
+	{mutant: "id-numeric-string", spec: "2025-06-18", want: reports.Fail, evidence: "(a string of digits) was answered with id"},
+	{mutant: "error-and-result", want: reports.Fail, evidence: "both result and error"},
+	{mutant: "error-and-result", spec: "2025-11-25", want: reports.Fail, evidence: "both result and error"},
+	{mutant: "error-no-message", want: reports.Fail, evidence: "error has no message"},
+	{mutant: "error-no-message", spec: "2025-06-18", want: reports.Fail, evidence: "error has no message"},
+	{mutant: "ping-behind-calls", spec: "2025-11-25", want: reports.Fail, evidence: "the ping waited for the call"},
+	{mutant: "ping-behind-calls", spec: "2025-06-18", want: reports.Fail, evidence: "the ping waited for the call"},
+	{mutant: "tools-no-capability", want: reports.Fail, evidence: "do not declare tools"},
+	{mutant: "tools-no-capability", spec: "2025-06-18", want: reports.Fail, evidence: "do not declare tools"},
+	// 2026-07-28 reserved error codes, on ROBUST-DUPLICATE-ID's refusal of
+	// an id in flight (which judges the server living on, not the code).
+	{mutant: "code-legacy-range", want: reports.Warn, evidence: "legacy range -32019..-32000"},
+	{mutant: "code-reserved-undefined", want: reports.Fail, evidence: "which does not define it"},
+	{mutant: "code-retired", want: reports.Fail, evidence: "is retired in 2026-07-28"},
+	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
+	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

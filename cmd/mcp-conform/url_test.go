@@ -14,7 +14,7 @@ import (
 // roleFreeInput are the bad-input checks that need no role.
 var roleFreeInput = []string{"ROBUST-INVALID-REQUEST", "ROBUST-INVALID-PARAMS", "ROBUST-UNKNOWN-TOOL", "ROBUST-OVERSIZE", "ROBUST-INVALID-UTF8", "ROBUST-STRAY-RESPONSE",
 	"TOOLS-INPUT-SCHEMA", "TOOLS-OUTPUT-SCHEMA", "TOOLS-NAMES", "TOOLS-INPUT-VALIDATED", "PAGINATION-INVALID-CURSOR", "PAGINATION-WALK",
-	"LOGGING-INVALID-LEVEL"}
+	"LOGGING-INVALID-LEVEL", "ROBUST-ID-ECHO", "TOOLS-CAPABILITY"}
 
 // TestRunURL runs `mcp-conform run --url` as a user would against the
 // reference server started as `mcp-conform fixture --http`: with no
