@@ -262,10 +262,10 @@ func (sc *srvConn) serve() {
 				}
 				return
 			}
+			// The Host field is the request's Host, not a header (the
+			// fast path leaves it out of the header itself).
+			delete(req.Header, "Host")
 		}
-		// As http.ReadRequest: the Host field is the request's Host, not
-		// a header.
-		delete(req.Header, "Host")
 		if !sc.serveOne(req) {
 			return
 		}
