@@ -36,6 +36,7 @@ func newUpstreamDialer(u *url.URL) *upstreamDialer {
 // upConn is one upstream connection, used by one exchange at a time.
 type upConn struct {
 	c    net.Conn
+	rw   io.ReadWriter // c, read and written by rawConnIO
 	br   *bufio.Reader
 	buf  []byte // the request being written, reused
 	used time.Time
@@ -107,7 +108,8 @@ func (sc *srvConn) upRoundTrip(ctx context.Context, d *upstreamDialer, r *http.R
 			if err != nil {
 				return nil, err
 			}
-			uc = &upConn{c: c, br: bufio.NewReaderSize(c, 32<<10), raw: awaitConn(c)}
+			rw := rawConnIO(c) // reads and writes without waking sysmon (rawio_linux.go)
+			uc = &upConn{c: c, rw: rw, br: bufio.NewReaderSize(rw, 32<<10), raw: awaitConn(c)}
 			uc.await = uc.sendThenWait
 			sc.upMu.Lock()
 			sc.up = uc
@@ -288,11 +290,11 @@ func (uc *upConn) sendThenWait(uintptr) bool {
 }
 
 func (uc *upConn) send(b, rest []byte) error {
-	if _, err := uc.c.Write(b); err != nil {
+	if _, err := uc.rw.Write(b); err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		if _, err := uc.c.Write(rest); err != nil {
+		if _, err := uc.rw.Write(rest); err != nil {
 			return err
 		}
 	}
