@@ -20,8 +20,8 @@ import (
 // second, falls on both alike: each block is a few hundred milliseconds
 // of one metric through one proxy, with that proxy's CPU time over it.
 // It prints, per metric, each side's CPU per request (or event) over all
-// its blocks, the median of the per-pair ratios B ÷ A, and the p50 of the
-// sequential round trips.
+// its blocks, the median of the per-pair ratios B ÷ A, the p50 of the
+// sequential round trips and the parallel callers' requests/s.
 func runAB(args []string) error {
 	fs := flag.NewFlagSet("ab", flag.ExitOnError)
 	a := fs.String("a", "", "the first mcp-conform binary (the baseline)")
@@ -71,6 +71,7 @@ func runAB(args []string) error {
 		var cpu [2]time.Duration
 		var n [2]int
 		var lat [2][]time.Duration
+		var wall [2]time.Duration // par: the blocks' wall time
 		var ratios []float64
 		for k := range *blocks {
 			order := []int{0, 1}
@@ -90,7 +91,9 @@ func runAB(args []string) error {
 						return err
 					case "par":
 						var err error
-						cnt, _, err = parallel(client, p.base, 16, 200*time.Millisecond)
+						var el time.Duration
+						cnt, el, err = parallel(client, p.base, 16, 200*time.Millisecond)
+						wall[i] += el
 						return err
 					case "sse":
 						_, err := streams(client, p.base, 5000, 1)
@@ -114,8 +117,11 @@ func runAB(args []string) error {
 		line := fmt.Sprintf("%s: CPU µs per %s A %.2f, B %.2f; B ÷ A per block pair: median ×%.3f (%.2f–%.2f)",
 			m, map[bool]string{true: "event", false: "request"}[m == "sse"], perReq(cpu[0], n[0]), perReq(cpu[1], n[1]),
 			ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1])
-		if m == "seq" {
+		switch m {
+		case "seq":
 			line += fmt.Sprintf("; p50 µs A %.1f, B %.1f", us(pct(lat[0], 50)), us(pct(lat[1], 50)))
+		case "par":
+			line += fmt.Sprintf("; requests/s A %.0f, B %.0f", float64(n[0])/wall[0].Seconds(), float64(n[1])/wall[1].Seconds())
 		}
 		fmt.Println(line)
 	}
