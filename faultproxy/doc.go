@@ -41,7 +41,9 @@
 // (httpupstream.go): an exchange runs on one goroutine, with no
 // net/http.Transport in between and no context.WithCancel of its own
 // (httpctx.go); its request is written in one write and its answer awaited
-// without a read that finds nothing yet; plain heads are read by a fast
+// without a read that finds nothing yet, its connections read and written
+// with raw system calls that do not wake the runtime's sysmon thread
+// (rawio_linux.go); plain heads are read by a fast
 // path (httphead.go) that reads what http.ReadRequest/ReadResponse would.
 //
 // A fault that waits (delay, hold-until, barrier, pause) starts its work
