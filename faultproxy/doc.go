@@ -39,8 +39,12 @@
 // httpwatch.go) and forwards
 // each exchange on an upstream connection of the client connection's own
 // (httpupstream.go): an exchange runs on one goroutine, with no
-// net/http.Transport in between; plain heads are read by a fast path
-// (httphead.go) that reads what http.ReadRequest/ReadResponse would.
+// net/http.Transport in between and no context.WithCancel of its own
+// (httpctx.go); its request is written in one write and its answer awaited
+// without a read that finds nothing yet, its connections read and written
+// with raw system calls that do not wake the runtime's sysmon thread
+// (rawio_linux.go); plain heads are read by a fast
+// path (httphead.go) that reads what http.ReadRequest/ReadResponse would.
 //
 // A fault that waits (delay, hold-until, barrier, pause) starts its work
 // with Conduit.Go, so the pump never blocks; the link's context ends such

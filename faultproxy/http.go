@@ -67,8 +67,12 @@ type HTTP struct {
 	exch     atomic.Int64
 	handlers sync.WaitGroup
 	redact   []string // canonical header names the transcript hides
-	secrets  sync.Map // header name → bool: secret's answers
-	nsecrets atomic.Int32
+	// secrets is secret's answers, header name → secret: a map that is
+	// never changed once published (a new name publishes a copy with it,
+	// under secretsMu), so that the lookup of each header name of each
+	// head is a plain map read.
+	secrets   atomic.Pointer[map[string]bool]
+	secretsMu sync.Mutex
 
 	liveMu sync.Mutex
 	live   map[*exchange]struct{} // event streams being relayed
@@ -197,15 +201,15 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if cw, ok := w.(*responseWriter); ok {
 		// The proxy's own server: the contexts are the connection's, and
 		// stopping the upstream request interrupts its connection.
-		sc := cw.sc
-		ex.cctx = sc.ctx
-		upCtx, cancel := context.WithCancel(sc.upParent)
-		ex.upCtx, ex.upStop = upCtx, func() { cancel(); sc.interruptUp() }
+		ex.sc = cw.sc
+		ex.cctx = ex.sc.ctx
+		ex.own.parent = ex.sc.upParent
+		ex.upCtx = &ex.own
 		defer ex.upStop()
 	} else {
-		ex.upCtx, ex.upStop = context.WithCancel(r.Context())
+		ex.upCtx, ex.upCancel = context.WithCancel(r.Context())
 		defer ex.upStop()
-		stop := context.AfterFunc(p.ctx, ex.upStop)
+		stop := context.AfterFunc(p.ctx, ex.upCancel)
 		defer stop()
 	}
 
@@ -326,15 +330,36 @@ var redactedValue = []string{"[redacted]"}
 // per name (a proxy sees the same few names on every message), for up to
 // maxSecretNames names; others are decided each time.
 func (p *HTTP) secret(k string) bool {
-	if v, ok := p.secrets.Load(k); ok {
-		return v.(bool)
+	m := p.secrets.Load()
+	if m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v
+		}
 	}
 	s := p.secretOf(k)
-	if p.nsecrets.Add(1) <= maxSecretNames {
+	p.secretsMu.Lock()
+	defer p.secretsMu.Unlock()
+	m = p.secrets.Load()
+	if v, ok := secretsOrEmpty(m)[k]; ok {
+		return v
+	}
+	if len(secretsOrEmpty(m)) < maxSecretNames {
+		next := make(map[string]bool, len(secretsOrEmpty(m))+1)
+		for name, v := range secretsOrEmpty(m) {
+			next[name] = v
+		}
 		// A copy: k may be a part of a whole request head.
-		p.secrets.Store(strings.Clone(k), s)
+		next[strings.Clone(k)] = s
+		p.secrets.Store(&next)
 	}
 	return s
+}
+
+func secretsOrEmpty(m *map[string]bool) map[string]bool {
+	if m == nil {
+		return nil
+	}
+	return *m
 }
 
 // maxSecretNames bounds the header names secret remembers.

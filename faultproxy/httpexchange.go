@@ -24,10 +24,14 @@ type exchange struct {
 	body []byte
 	rec  *exchangeRecord // the heads and messages recorded
 	// cctx ends when the client goes away.
-	cctx   context.Context
-	pend   sync.WaitGroup
-	upCtx  context.Context
-	upStop context.CancelFunc
+	cctx context.Context
+	pend sync.WaitGroup
+	// upCtx is the upstream request's context: &own on the proxy's own
+	// server (sc set), else a child of the request's context (upCancel).
+	upCtx    context.Context
+	sc       *srvConn
+	own      exchangeCtx
+	upCancel context.CancelFunc
 
 	mu          sync.Mutex
 	forwarded   bool
@@ -57,6 +61,18 @@ type exchange struct {
 }
 
 var _ StreamControl = (*exchange)(nil)
+
+// upStop ends the upstream request: its context, and on the proxy's own
+// server the connection's upstream connection if the request is using it
+// (interruptUp).
+func (ex *exchange) upStop() {
+	if ex.sc == nil {
+		ex.upCancel()
+		return
+	}
+	ex.own.stop()
+	ex.sc.interruptUp()
+}
 
 // forward sends the request upstream once.
 func (ex *exchange) forward(body []byte) (*http.Response, error) {

@@ -55,7 +55,7 @@ func readRequestFast(br *bufio.Reader, lb *lengthBody, uc *urlCache) *http.Reque
 	if !upperToken(method) || method == "CONNECT" || len(target) == 0 || target[0] != '/' || !plainTarget(target) {
 		return nil
 	}
-	h, fl, ok := parseFields(head, i+2)
+	h, host, fl, ok := parseFields(head, i+2)
 	if !ok || fl&(fieldFallback|fieldChunked) != 0 || fl&fieldHost == 0 {
 		return nil
 	}
@@ -63,7 +63,6 @@ func readRequestFast(br *bufio.Reader, lb *lengthBody, uc *urlCache) *http.Reque
 	if u == nil {
 		return nil
 	}
-	host := h["Host"][0]
 	if !plainHost(host) {
 		return nil
 	}
@@ -114,7 +113,7 @@ func readResponseFast(br *bufio.Reader, req *http.Request, lb *lengthBody) *http
 	if code < 200 || !plainText(line[13:]) {
 		return nil
 	}
-	h, fl, ok := parseFields(head, i+2)
+	h, _, fl, ok := parseFields(head, i+2)
 	chunked := fl&fieldChunked != 0
 	if !ok || fl&(fieldFallback|fieldHost) != 0 || chunked && fl&fieldLength != 0 {
 		return nil
@@ -255,8 +254,10 @@ const (
 
 // parseFields reads the fields of head from offset i (each line ends with
 // CRLF; head ends with the last one). ok is false for anything
-// textproto.Reader.ReadMIMEHeader would read differently or refuse.
-func parseFields(head string, i int) (h http.Header, fl int, ok bool) {
+// textproto.Reader.ReadMIMEHeader would read differently or refuse. The
+// Host field is host, not an entry of h (a request's Host is not one of
+// its headers: http.ReadRequest deletes it from them).
+func parseFields(head string, i int) (h http.Header, host string, fl int, ok bool) {
 	n := strings.Count(head[i:], "\n")
 	h = make(http.Header, n)
 	strs := make([]string, n)
@@ -265,28 +266,30 @@ func parseFields(head string, i int) (h http.Header, fl int, ok bool) {
 	for i < len(head) {
 		e := indexCRLF(head, i)
 		if e < 0 {
-			return nil, 0, false
+			return nil, "", 0, false
 		}
 		line := head[i:e]
 		i = e + 2
 		colon := indexByte(line, ':', 0)
 		if colon <= 0 {
-			return nil, 0, false
+			return nil, "", 0, false
 		}
 		key, ok := canonicalKey(line[:colon])
 		if !ok {
-			return nil, 0, false
+			return nil, "", 0, false
 		}
 		v := trimOWS(line[colon+1:])
 		if !plainValue(v) {
-			return nil, 0, false
+			return nil, "", 0, false
 		}
 		switch key {
 		case "Host":
 			if fl&fieldHost != 0 {
-				return nil, 0, false
+				return nil, "", 0, false
 			}
 			fl |= fieldHost
+			host = v
+			continue
 		case "Content-Length":
 			if fl&fieldLength != 0 {
 				fl |= fieldFallback // several: the library decides
@@ -309,7 +312,7 @@ func parseFields(head string, i int) (h http.Header, fl int, ok bool) {
 		h[key] = strs[:1:1]
 		strs = strs[1:]
 	}
-	return h, fl, true
+	return h, host, fl, true
 }
 
 // indexCRLF is the index of the CRLF that ends the line at from, or -1

@@ -231,9 +231,10 @@ func (sc *srvConn) serve() {
 	stopBase := context.AfterFunc(sc.s.base, upCancel)
 	stopUp := context.AfterFunc(upParent, sc.interruptUp)
 	defer func() { stopBase(); stopUp(); upCancel(); sc.cancel() }()
-	sc.cr = connReader{c: sc.c, remain: math.MaxInt64}
+	rw := rawConnIO(sc.c) // reads and writes without waking sysmon (rawio_linux.go)
+	sc.cr = connReader{c: rw, remain: math.MaxInt64}
 	sc.br = bufio.NewReaderSize(&sc.cr, 16<<10)
-	sc.bw = bufio.NewWriterSize(sc.c, 16<<10)
+	sc.bw = bufio.NewWriterSize(rw, 16<<10)
 	for {
 		// Idle until the next request's first byte; the header timeout
 		// starts then, as net/http's ReadHeaderTimeout does.
@@ -262,10 +263,10 @@ func (sc *srvConn) serve() {
 				}
 				return
 			}
+			// The Host field is the request's Host, not a header (the
+			// fast path leaves it out of the header itself).
+			delete(req.Header, "Host")
 		}
-		// As http.ReadRequest: the Host field is the request's Host, not
-		// a header.
-		delete(req.Header, "Host")
 		if !sc.serveOne(req) {
 			return
 		}
@@ -284,7 +285,7 @@ func peekBuffered(br *bufio.Reader) []byte {
 // while a head is read by the library, at most remain bytes (net/http's
 // limit on a request head), then errHeadTooLarge.
 type connReader struct {
-	c      net.Conn
+	c      io.Reader // the connection (rawConnIO)
 	remain int64
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -35,6 +36,7 @@ func newUpstreamDialer(u *url.URL) *upstreamDialer {
 // upConn is one upstream connection, used by one exchange at a time.
 type upConn struct {
 	c    net.Conn
+	rw   io.ReadWriter // c, read and written by rawConnIO
 	br   *bufio.Reader
 	buf  []byte // the request being written, reused
 	used time.Time
@@ -46,6 +48,13 @@ type upConn struct {
 	// deadline is in the past): it is not used again. Guarded by the
 	// srvConn's upMu.
 	interrupted bool
+	// raw, out, rest, sent, werr and await: sendAwait's (raw nil: it
+	// writes as any net.Conn is written).
+	raw       syscall.RawConn
+	out, rest []byte
+	sent      bool
+	werr      error
+	await     func(uintptr) bool
 }
 
 func (uc *upConn) close() { _ = uc.c.Close() }
@@ -99,7 +108,9 @@ func (sc *srvConn) upRoundTrip(ctx context.Context, d *upstreamDialer, r *http.R
 			if err != nil {
 				return nil, err
 			}
-			uc = &upConn{c: c, br: bufio.NewReaderSize(c, 32<<10)}
+			rw := rawConnIO(c) // reads and writes without waking sysmon (rawio_linux.go)
+			uc = &upConn{c: c, rw: rw, br: bufio.NewReaderSize(rw, 32<<10), raw: awaitConn(c)}
+			uc.await = uc.sendThenWait
 			sc.upMu.Lock()
 			sc.up = uc
 			sc.upMu.Unlock()
@@ -234,11 +245,56 @@ func (uc *upConn) writeRequest(d *upstreamDialer, r *http.Request, uri string, b
 	if cap(b) <= 2*inline {
 		uc.buf = b
 	}
-	if _, err := uc.c.Write(b); err != nil {
+	return uc.sendAwait(b, body)
+}
+
+// sendAwait writes b and then rest, and waits until the answer can be
+// read, without the read that would find nothing yet: that read (a
+// system call returning EAGAIN before the exchange waits in the network
+// poller) was one of the few system calls per exchange. The write is
+// made inside syscall.RawConn.Read, which first forgets any readiness
+// the poller saw before and then waits for the next; as the connection
+// is read by no one else and its buffer is empty, every byte of the
+// answer arrives after the write, so that the wait sees it (or the
+// connection's end, or its close by interruptUp). The read after it
+// reports any error. Without a raw connection, or with bytes already
+// buffered, it only writes.
+func (uc *upConn) sendAwait(b, rest []byte) error {
+	if uc.raw == nil || uc.br.Buffered() > 0 {
+		return uc.send(b, rest)
+	}
+	uc.out, uc.rest, uc.sent, uc.werr = b, rest, false, nil
+	err := uc.raw.Read(uc.await)
+	sent, werr := uc.sent, uc.werr
+	uc.out, uc.rest, uc.werr = nil, nil, nil
+	switch {
+	case werr != nil:
+		return werr
+	case !sent && err != nil:
+		return err // closed before the write
+	case !sent:
+		return uc.send(b, rest)
+	}
+	return nil
+}
+
+// sendThenWait is sendAwait's callback: the first call writes and asks
+// for the wait (unless the write failed), the next one ends it.
+func (uc *upConn) sendThenWait(uintptr) bool {
+	if uc.sent {
+		return true
+	}
+	uc.sent = true
+	uc.werr = uc.send(uc.out, uc.rest)
+	return uc.werr != nil
+}
+
+func (uc *upConn) send(b, rest []byte) error {
+	if _, err := uc.rw.Write(b); err != nil {
 		return err
 	}
-	if len(body) > 0 {
-		if _, err := uc.c.Write(body); err != nil {
+	if len(rest) > 0 {
+		if _, err := uc.rw.Write(rest); err != nil {
 			return err
 		}
 	}

@@ -62,3 +62,17 @@ func clientGone(c net.Conn) bool {
 	})
 	return err != nil || gone
 }
+
+// awaitConn is c's raw connection, for upConn.sendAwait's wait for the
+// answer without a read first; nil when c has none.
+func awaitConn(c net.Conn) syscall.RawConn {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return raw
+}

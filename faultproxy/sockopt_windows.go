@@ -28,3 +28,7 @@ func connAlive(net.Conn) bool { return true }
 // fails, not before (a 2026-07-28 stream close then reaches the server at
 // the next event the proxy relays).
 func clientGone(net.Conn) bool { return false }
+
+// awaitConn is nil: on Windows an upstream request is written, and its
+// answer read, as on any net.Conn (upConn.sendAwait).
+func awaitConn(net.Conn) syscall.RawConn { return nil }

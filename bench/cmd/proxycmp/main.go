@@ -10,6 +10,7 @@
 //	proxycmp echo                    the echo server (prints its URL)
 //	proxycmp relay -- CMD [ARGS...]  a plain Go line relay in front of CMD
 //	proxycmp compare -toxiproxy BIN -mcp-conform BIN [-rounds N] [-budget D] [-md FILE] [-json FILE]
+//	proxycmp ab -a BIN -b BIN [-blocks N] [-metrics seq,par,sse]   two mcp-conform builds, A B B A …
 //
 // The three paths are measured alternately (direct, toxiproxy, mcp-conform,
 // direct, …) metric by metric within each round, so that a change in the
@@ -34,6 +35,8 @@ func main() {
 		err = runRelay(os.Args[2:])
 	case "compare":
 		err = runCompare(os.Args[2:])
+	case "ab":
+		err = runAB(os.Args[2:])
 	default:
 		usage()
 	}
@@ -47,6 +50,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   proxycmp echo [-listen ADDR]
   proxycmp relay -- CMD [ARGS...]
-  proxycmp compare -toxiproxy BIN -mcp-conform BIN [-rounds N] [-budget D] [-md FILE] [-json FILE]`)
+  proxycmp compare -toxiproxy BIN -mcp-conform BIN [-rounds N] [-budget D] [-md FILE] [-json FILE]
+  proxycmp ab -a BIN -b BIN [-blocks N] [-metrics seq,par,sse]`)
 	os.Exit(2)
 }
