@@ -53,8 +53,10 @@ var mutantCases = []mutantCase{
 	// RECONNECT-RESUME replays when the cut comes after it: a message
 	// RECONNECT-RESUME cannot relate to the resumed request (a race).
 	{mutant: "notification-with-id", spec: "2025-11-25", want: reports.Fail, evidence: "carries an id", mayAlso: []string{"RECONNECT-RESUME"}},
-	{mutant: "ping-not-empty", spec: "2025-11-25", want: reports.Fail, evidence: "not empty"},
-	{mutant: "ping-not-empty", spec: "2025-06-18", want: reports.Fail, evidence: "not empty"},
+	// LIFECYCLE-PING-PROMPT enforces the same sentence (ping#1: "respond
+	// promptly with an empty response") for a ping sent during a call.
+	{mutant: "ping-not-empty", spec: "2025-11-25", want: reports.Fail, evidence: "not empty", also: []string{"LIFECYCLE-PING-PROMPT"}},
+	{mutant: "ping-not-empty", spec: "2025-06-18", want: reports.Fail, evidence: "not empty", also: []string{"LIFECYCLE-PING-PROMPT"}},
 	// 2026-07-28 request headers and the unsupported-version error.
 	{mutant: "header-mismatch-accepted", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
 	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
