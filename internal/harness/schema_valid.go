@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/schema"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/sse"
 )
 
 // SCHEMA-VALID's machinery: every check's transcripts are walked when the
@@ -121,15 +120,11 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 		// The proxy's own message, not the server's.
 		return reports.Entry{}, false
 	}
-	raw := e.Raw
-	if e.Stream != "" && !strings.HasPrefix(e.Stream, "WS#") && !json.Valid(raw) {
-		// An SSE event: its data is the message; a comment or the
-		// priming event (an id and empty data) carries none.
-		ev, err := sse.NewReader(bytes.NewReader(raw), sse.Options{Lenient: true}).Next()
-		if err != nil || ev.IsComment || !ev.HasData || strings.TrimSpace(ev.Data) == "" {
-			return reports.Entry{}, false
-		}
-		raw = []byte(ev.Data)
+	// An SSE event's data is the message; a comment or the priming event
+	// (an id and empty data) carries none.
+	raw := messageBytes(e)
+	if raw == nil && e.Raw != nil {
+		return reports.Entry{}, false
 	}
 	if e.Dir == faultproxy.ClientToServer {
 		if isArray(raw) {

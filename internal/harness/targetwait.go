@@ -79,13 +79,15 @@ func requestSpans(tr *faultproxy.Transcript) []waitSpan {
 }
 
 // messageBytes is the JSON-RPC message an entry carries: its bytes, or the
-// data of the SSE event it is (Streamable HTTP).
+// data of the SSE event it is (Streamable HTTP); nil for an SSE event that
+// carries none (a comment, the priming event's empty data). SCHEMA-VALID's
+// walk and targetWait read messages through it.
 func messageBytes(e faultproxy.Entry) []byte {
 	if json.Valid(e.Raw) || e.Stream == "" || strings.HasPrefix(e.Stream, "WS#") {
 		return e.Raw
 	}
 	ev, err := sse.NewReader(bytes.NewReader(e.Raw), sse.Options{Lenient: true}).Next()
-	if err != nil || !ev.HasData {
+	if err != nil || ev.IsComment || !ev.HasData || strings.TrimSpace(ev.Data) == "" {
 		return nil
 	}
 	return []byte(ev.Data)

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,23 +54,6 @@ func (p *Plan) planChild() error {
 	p.cfg.Part = true
 	p.total, err = suites.Planned(p.cfg, p.runOptions())
 	return err
-}
-
-// longestFirst orders the parts by their planned check runs, most first
-// (ties: plan order): with fewer job slots than parts, the longest children
-// start at once and the short ones fill the slots they leave, which ends
-// the whole sooner than plan order does.
-func (p *Plan) longestFirst() []int {
-	runs := make([]int, len(p.parts))
-	order := make([]int, len(p.parts))
-	for i, t := range p.cfg.Targets {
-		order[i] = i
-		cfg := *p.cfg
-		cfg.Targets, cfg.Part = []*suites.Manifest{t}, true
-		runs[i], _ = suites.Planned(&cfg, p.runOptions())
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return runs[b] - runs[a] })
-	return order
 }
 
 // progressWriter is the OnResult of a child run: one marker line per result.

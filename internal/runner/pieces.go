@@ -62,7 +62,6 @@ type piece struct {
 // slicing the parts that may be sliced so that there are about twice as
 // many pieces as job slots.
 func (p *Plan) pieces(jobs int) ([]piece, error) {
-	order := p.longestFirst()
 	runs := make([]int, len(p.parts))
 	total := 0
 	for i := range p.parts {
@@ -76,7 +75,7 @@ func (p *Plan) pieces(jobs int) ([]piece, error) {
 	per := max(1, (total+2*jobs-1)/(2*jobs))
 	least := sliceRuns()
 	var out []piece
-	for _, i := range order {
+	for i := range p.parts {
 		k := 1
 		if p.sliceable(i) {
 			k = max(1, min((runs[i]+per-1)/per, runs[i]/least))
@@ -104,6 +103,9 @@ func (p *Plan) pieces(jobs int) ([]piece, error) {
 			out = append(out, piece{part: i, slice: j, slices: k, filter: and(p.filter, strings.Join(alt, " || ")), runs: len(ids)})
 		}
 	}
+	// Longest first (ties: plan order, then slice order): with fewer job
+	// slots than pieces, the long ones start at once and the short ones
+	// fill the slots they leave, which ends the whole sooner.
 	slices.SortStableFunc(out, func(a, b piece) int { return b.runs - a.runs })
 	return out, nil
 }
