@@ -3,6 +3,7 @@ module github.com/mcp-conform/mcp-conform
 go 1.26.8
 
 require (
+	github.com/google/jsonschema-go v0.4.3
 	github.com/gorilla/websocket v1.5.3
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0

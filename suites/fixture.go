@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/harness"
+	"github.com/mcp-conform/mcp-conform/internal/refbin"
 )
 
 func init() { harness.SetCommandResolver(resolveCommand) }
@@ -147,7 +148,8 @@ func fixtureValue(mutant string) string {
 }
 
 // resolveCommand turns a manifest command into an argv and environment. The
-// command "mcp-conform fixture [--mutant NAME]" is served by this executable.
+// command "mcp-conform fixture [--mutant NAME]" is served by this executable
+// or the slim reference binary beside it (refbin.For).
 func resolveCommand(m *Manifest) ([]string, []string, error) {
 	var env []string
 	for k, v := range m.Env {
@@ -171,7 +173,9 @@ func resolveCommand(m *Manifest) ([]string, []string, error) {
 		if _, set := m.Env[fixtureEnv]; !set {
 			env = append(env, fixtureEnv+"="+fixtureValue(mutant))
 		}
-		return []string{exe}, append(env, "GORACE=atexit_sleep_ms=0"), nil
+		// The slim reference binary beside this one, when it is the same
+		// build (internal/refbin); else this executable serves it.
+		return []string{refbin.For(exe)}, append(env, "GORACE=atexit_sleep_ms=0"), nil
 	}
 	return argv, env, nil
 }

@@ -44,26 +44,30 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	binary = filepath.Join(dir, "mcp-conform")
-	args := []string{"build", "-o", binary}
-	if raceEnabled {
-		args = append(args, "-race")
+	// Each binary has the slim reference server (cmd/mcp-conform-reference)
+	// of the same build beside it, which it starts as the built-in target
+	// when it is certainly the same build (internal/refbin: a committed
+	// tree, as CI's); a dev tree with changes serves it from mcp-conform.
+	build := func(sub string, race bool) string {
+		out := filepath.Join(dir, sub)
+		for _, pkg := range []string{".", "../mcp-conform-reference"} {
+			args := []string{"build", "-o", out + string(filepath.Separator)}
+			if race {
+				args = append(args, "-race")
+			}
+			cmd := exec.Command("go", append(args, pkg)...)
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintf(os.Stderr, "build %s (race %v): %v\n", pkg, race, err)
+				os.Exit(2)
+			}
+		}
+		return filepath.Join(out, "mcp-conform")
 	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build mcp-conform:", err)
-		os.Exit(2)
-	}
+	binary = build("race", raceEnabled)
 	fastBinary = binary
 	if raceEnabled {
-		fastBinary = filepath.Join(dir, "mcp-conform-norace")
-		build := exec.Command("go", "build", "-o", fastBinary, ".")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build mcp-conform without -race:", err)
-			os.Exit(2)
-		}
+		fastBinary = build("fast", false)
 	}
 	// No goroutine the tests start in this process (proxies, clients,
 	// in-process runs) may outlive them; the built binary goes afterwards.
