@@ -60,7 +60,9 @@ func TestSameBuild(t *testing.T) {
 			info("v0.3.0", func(bi *debug.BuildInfo) { bi.Settings = bi.Settings[:3] }), true},
 		{"race detector in one only", info(pseudo, set("-race", "false")), info(pseudo, nil), false},
 		{"another Go", info(pseudo, func(bi *debug.BuildInfo) { bi.GoVersion = "go1.26.7" }), info(pseudo, nil), false},
-		{"a dependency at another version", info(pseudo, func(bi *debug.BuildInfo) { bi.Deps[0] = &debug.Module{Path: "modernc.org/sqlite", Version: "v1.39.0", Sum: "h1:c"} }), info(pseudo, nil), false},
+		{"a dependency at another version", info(pseudo, func(bi *debug.BuildInfo) {
+			bi.Deps[0] = &debug.Module{Path: "modernc.org/sqlite", Version: "v1.39.0", Sum: "h1:c"}
+		}), info(pseudo, nil), false},
 		{"a dependency the harness lacks", info(pseudo, func(bi *debug.BuildInfo) {
 			bi.Deps = append(bi.Deps, &debug.Module{Path: "example.com/x", Version: "v1.0.0"})
 		}), info(pseudo, nil), false},
