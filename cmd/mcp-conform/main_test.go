@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mcp-conform/mcp-conform/internal/refbin"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -46,8 +47,10 @@ func TestMain(m *testing.M) {
 	}
 	// Each binary has the slim reference server (cmd/mcp-conform-reference)
 	// of the same build beside it, which it starts as the built-in target
-	// when it is certainly the same build (internal/refbin: a committed
-	// tree, as CI's); a dev tree with changes serves it from mcp-conform.
+	// (a third of the CPU per server start): both are built here from one
+	// tree, so the runs take it without comparing builds (refbin.Env
+	// "beside"; builds here may carry no VCS information to compare).
+	// TestSlimReferenceBeside runs the harness both ways.
 	build := func(sub string, race bool) string {
 		out := filepath.Join(dir, sub)
 		for _, pkg := range []string{".", "../mcp-conform-reference"} {
@@ -68,6 +71,10 @@ func TestMain(m *testing.M) {
 	fastBinary = binary
 	if raceEnabled {
 		fastBinary = build("fast", false)
+	}
+	if err := os.Setenv(refbin.Env, "beside"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	// No goroutine the tests start in this process (proxies, clients,
 	// in-process runs) may outlive them; the built binary goes afterwards.

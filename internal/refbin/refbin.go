@@ -25,8 +25,11 @@ import (
 // Name is the slim reference binary's file name (".exe" added on Windows).
 const Name = "mcp-conform-reference"
 
-// Env, set to "self", makes For return the executable itself (a test's
-// way to run the built-in target from the harness binary).
+// Env overrides the choice: "self" serves the built-in target from the
+// executable itself; "beside" takes the slim binary beside it whenever it
+// is there, without comparing builds (for a caller that built both from
+// one tree at once, as the cmd tests do, on a machine whose builds carry no
+// VCS information: GOFLAGS=-buildvcs=false).
 const Env = "MCP_CONFORM_REFERENCE_BIN"
 
 var (
@@ -43,7 +46,8 @@ func For(exe string) string {
 }
 
 func find(exe string) string {
-	if os.Getenv(Env) == "self" {
+	mode := os.Getenv(Env)
+	if mode == "self" {
 		return exe
 	}
 	name := Name
@@ -51,6 +55,12 @@ func find(exe string) string {
 		name += ".exe"
 	}
 	slim := filepath.Join(filepath.Dir(exe), name)
+	if mode == "beside" {
+		if st, err := os.Stat(slim); err == nil && st.Mode().IsRegular() {
+			return slim
+		}
+		return exe
+	}
 	self, ok := debug.ReadBuildInfo()
 	if !ok {
 		return exe

@@ -93,6 +93,12 @@ func TestFindFallsBackToSelf(t *testing.T) {
 	if got := find(exe); got != exe {
 		t.Errorf("a slim binary that is no Go binary: %s, want %s", got, exe)
 	}
+	// "beside" takes any file there without comparing builds; "self"
+	// never does.
+	t.Setenv(Env, "beside")
+	if got := find(exe); got != filepath.Join(dir, Name) {
+		t.Errorf("%s=beside: %s, want the file beside", Env, got)
+	}
 	t.Setenv(Env, "self")
 	if got := find(exe); got != exe {
 		t.Errorf("%s=self: %s, want %s", Env, got, exe)
