@@ -149,9 +149,10 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 	if h.tmp != "" {
 		_ = os.RemoveAll(h.tmp)
 	}
-	res.Transcript = h.transcript()
+	var onTarget time.Duration
+	res.Transcript, onTarget = h.transcript()
 	h.recordSchemaRun()
-	res.TargetMs = float64(h.targetWait().Microseconds()) / 1000
+	res.TargetMs = float64(onTarget.Microseconds()) / 1000
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	// No secret of the run leaves the harness in a result: the reason may
 	// quote what the server said (the transcript is scrubbed entry by

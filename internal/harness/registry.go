@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -162,8 +163,26 @@ type TransportRule struct {
 }
 
 // Labels are the Ginkgo labels of the check's spec on a transport, for
-// --label-filter.
+// --label-filter. A check does not change once registered: they are
+// computed once per check and transport (a run's planning asks often).
 func (c *Check) Labels(transport string) []string {
+	k := labelKey{c, transport}
+	if ls, ok := labelCache.Load(k); ok {
+		return slices.Clone(ls.([]string))
+	}
+	ls := c.labels(transport)
+	labelCache.Store(k, ls)
+	return slices.Clone(ls)
+}
+
+type labelKey struct {
+	c         *Check
+	transport string
+}
+
+var labelCache sync.Map // labelKey → []string
+
+func (c *Check) labels(transport string) []string {
 	ls := []string{"area:" + strings.ToLower(c.Area()), "id:" + c.ID, "transport:" + transport}
 	levels := map[reports.Level]bool{}
 	for _, v := range c.VersionsOn(transport) {

@@ -107,22 +107,24 @@ func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
 		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}, batch: map[string]bool{}}
 }
 
-// see takes one transcript entry and its report form; it returns a note
-// that marks the entry when the message breaks the schema.
-func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, bool) {
-	switch {
-	case e.Kind == faultproxy.EntryHTTP && e.HTTP != nil && e.Dir == faultproxy.ServerToClient:
+// seeOther takes a transcript entry that carries no message: an HTTP
+// status line tells how the stream's body is judged.
+func (w *schemaWalk) seeOther(e faultproxy.Entry) {
+	if e.Kind == faultproxy.EntryHTTP && e.HTTP != nil && e.Dir == faultproxy.ServerToClient {
 		w.status[e.Stream] = e.HTTP.Status
-		return reports.Entry{}, false
-	case e.Kind != faultproxy.EntryMessage:
-		return reports.Entry{}, false
-	case e.Dir == faultproxy.ServerToClient && e.Outcome == faultproxy.OutcomeInjected:
+	}
+}
+
+// see takes one message entry, its report form, and its message (raw,
+// messageBytes') parsed (env); it returns a note that marks the entry when
+// the message breaks the schema.
+func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry, raw []byte, env jsonrpc.Envelope) (reports.Entry, bool) {
+	if e.Dir == faultproxy.ServerToClient && e.Outcome == faultproxy.OutcomeInjected {
 		// The proxy's own message, not the server's.
 		return reports.Entry{}, false
 	}
 	// An SSE event's data is the message; a comment or the priming event
 	// (an id and empty data) carries none.
-	raw := messageBytes(e)
 	if raw == nil && e.Raw != nil {
 		return reports.Entry{}, false
 	}
@@ -130,7 +132,8 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 		if isArray(raw) {
 			w.batch[e.Stream] = true
 		}
-		if id, req, ok := schema.RequestOf(raw); ok && !id.IsZero() {
+		if req, ok := schema.RequestFrom(env); ok && !env.ID.IsZero() {
+			id := env.ID
 			w.byID[id] = append(w.byID[id], req)
 			if e.Stream != "" {
 				if w.byStream[e.Stream] == nil {
@@ -141,6 +144,7 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 		}
 		return reports.Entry{}, false
 	}
+	rewritten := false // raw is no longer the message env parsed
 	if e.Stream != "" && !strings.HasPrefix(e.Stream, "WS#") {
 		// Streamable HTTP: the body of an error status is free ("MAY
 		// comprise a JSON-RPC error response"); only a JSON-RPC message
@@ -152,7 +156,7 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 			if !looksJSONRPC(raw) {
 				return reports.Entry{}, false
 			}
-			raw = withNullID(raw)
+			raw, rewritten = withNullID(raw), true
 		}
 	}
 	if isArray(raw) && w.batch[e.Stream] {
@@ -162,7 +166,11 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 		return reports.Entry{}, false
 	}
 	w.run.Messages++
-	o := w.validate(e, raw)
+	id := env.ID
+	if rewritten {
+		id = jsonrpc.IDFrom(idOf(raw))
+	}
+	o := w.validate(e, raw, id)
 	if o.OK() {
 		return reports.Entry{}, false
 	}
@@ -184,11 +192,11 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry) (reports.Entry, b
 // validate validates one server message. A response whose id the client
 // used for several requests (ROBUST-DUPLICATE-ID reuses an id in flight)
 // answers one of them: it is valid when it is valid for one.
-func (w *schemaWalk) validate(e faultproxy.Entry, raw []byte) schema.Outcome {
-	if r, ok := w.byStream[e.Stream][jsonrpc.IDFrom(idOf(raw))]; ok && e.Stream != "" {
+func (w *schemaWalk) validate(e faultproxy.Entry, raw []byte, id jsonrpc.ID) schema.Outcome {
+	if r, ok := w.byStream[e.Stream][id]; ok && e.Stream != "" {
 		return w.v.ValidateServerMessage(e.Seq, raw, func(jsonrpc.ID) (schema.Request, bool) { return r, true })
 	}
-	cands := w.byID[jsonrpc.IDFrom(idOf(raw))]
+	cands := w.byID[id]
 	if len(cands) <= 1 {
 		return w.v.ValidateServerMessage(e.Seq, raw, func(id jsonrpc.ID) (schema.Request, bool) {
 			rs := w.byID[id]

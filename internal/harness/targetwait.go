@@ -16,74 +16,89 @@ import (
 // its answer not yet back) and the harness's own waits (a window in which
 // nothing may come, a backoff, a timer). Against a real server the slow
 // role's duration dominates, and a user asks which of the two a slow run
-// spent its time on; targetWait answers from the transcripts:
+// spent its time on; H.transcript answers from the transcripts:
 //
 //	conn 1:  ──[req 1 ······ resp 1]────────[req 3 ·· resp 3]──
 //	conn 2:  ───────[req 2 ······················· (no answer) · last entry]
 //	waited:  ──[████████████████████████████████████████████]─── the union
 //
 // A request never answered counts until its connection's last recorded
-// message. A bounded transcript (a flood's) that let its oldest entries go
+// message. H.transcript computes it in its pass over the entries. A bounded transcript (a flood's) that let its oldest entries go
 // counts only what it kept.
 
 // waitSpan is one request's time on the target.
 type waitSpan struct{ from, to time.Time }
 
-// targetWait is how long, within the check, at least one request of its
-// clients was waiting on the target: from the request crossing the proxy
-// to its response crossing back, on any of the check's connections.
-func (h *H) targetWait() time.Duration {
-	var spans []waitSpan
-	for _, c := range h.conns {
-		spans = append(spans, requestSpans(c.Transcript())...)
-	}
-	for _, c := range h.hconns {
-		spans = append(spans, requestSpans(c.Proxy.Transcript())...)
-	}
-	return spanUnion(spans)
+// spanWalk collects the request spans of one transcript, an entry at a
+// time, in the transcript pass that also feeds SCHEMA-VALID (H.transcript),
+// so that each message is parsed once for both.
+type spanWalk struct {
+	start time.Time
+	open  map[jsonrpc.ID]time.Time
+	out   []waitSpan
+	last  time.Duration
 }
 
-// requestSpans are the spans of the requests of one transcript.
-func requestSpans(tr *faultproxy.Transcript) []waitSpan {
-	start := tr.Start()
-	open := map[jsonrpc.ID]time.Time{}
-	var (
-		out  []waitSpan
-		last time.Duration
-	)
-	for _, e := range tr.Entries() {
-		if e.Kind != faultproxy.EntryMessage {
-			continue
+func newSpanWalk(tr *faultproxy.Transcript) *spanWalk {
+	return &spanWalk{start: tr.Start(), open: map[jsonrpc.ID]time.Time{}}
+}
+
+// see takes one message entry and its parsed message (the zero Envelope
+// for an entry that carries none: an SSE comment).
+func (w *spanWalk) see(e faultproxy.Entry, env jsonrpc.Envelope) {
+	w.last = e.At
+	switch {
+	case env.ID.IsZero():
+	case e.Dir == faultproxy.ClientToServer && env.Kind == jsonrpc.Request:
+		if _, ok := w.open[env.ID]; !ok {
+			w.open[env.ID] = w.start.Add(e.At)
 		}
-		last = e.At
-		env := jsonrpc.Parse(messageBytes(e))
-		switch {
-		case env.ID.IsZero():
-		case e.Dir == faultproxy.ClientToServer && env.Kind == jsonrpc.Request:
-			if _, ok := open[env.ID]; !ok {
-				open[env.ID] = start.Add(e.At)
-			}
-		case e.Dir == faultproxy.ServerToClient && env.Kind.IsReply():
-			if from, ok := open[env.ID]; ok {
-				out = append(out, waitSpan{from, start.Add(e.At)})
-				delete(open, env.ID)
-			}
+	case e.Dir == faultproxy.ServerToClient && env.Kind.IsReply():
+		if from, ok := w.open[env.ID]; ok {
+			w.out = append(w.out, waitSpan{from, w.start.Add(e.At)})
+			delete(w.open, env.ID)
 		}
 	}
-	for _, from := range open {
-		if to := start.Add(last); to.After(from) {
+}
+
+// spans are the spans seen, a request still unanswered counting until the
+// last message.
+func (w *spanWalk) spans() []waitSpan {
+	out := w.out
+	for _, from := range w.open {
+		if to := w.start.Add(w.last); to.After(from) {
 			out = append(out, waitSpan{from, to})
 		}
 	}
 	return out
 }
 
+// requestSpans are the spans of the requests of one transcript.
+func requestSpans(tr *faultproxy.Transcript) []waitSpan {
+	w := newSpanWalk(tr)
+	for _, e := range tr.Entries() {
+		if e.Kind == faultproxy.EntryMessage {
+			w.see(e, parseMessage(messageBytes(e)))
+		}
+	}
+	return w.spans()
+}
+
+// parseMessage parses an entry's message (messageBytes); nil, none, is
+// the zero Envelope.
+func parseMessage(raw []byte) jsonrpc.Envelope {
+	if raw == nil {
+		return jsonrpc.Envelope{}
+	}
+	return jsonrpc.Parse(raw)
+}
+
 // messageBytes is the JSON-RPC message an entry carries: its bytes, or the
 // data of the SSE event it is (Streamable HTTP); nil for an SSE event that
 // carries none (a comment, the priming event's empty data). SCHEMA-VALID's
-// walk and targetWait read messages through it.
+// walk and the time-on-target walk read messages through it.
 func messageBytes(e faultproxy.Entry) []byte {
-	if json.Valid(e.Raw) || e.Stream == "" || strings.HasPrefix(e.Stream, "WS#") {
+	if e.Stream == "" || strings.HasPrefix(e.Stream, "WS#") || json.Valid(e.Raw) {
 		return e.Raw
 	}
 	ev, err := sse.NewReader(bytes.NewReader(e.Raw), sse.Options{Lenient: true}).Next()

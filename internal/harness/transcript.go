@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
@@ -14,7 +15,7 @@ import (
 )
 
 // transcript merges the transcripts of the check's connections.
-func (h *H) transcript() []reports.Entry {
+func (h *H) transcript() ([]reports.Entry, time.Duration) {
 	out := append([]reports.Entry(nil), h.startTranscript...)
 	var trs []*faultproxy.Transcript
 	for _, c := range h.conns {
@@ -23,23 +24,36 @@ func (h *H) transcript() []reports.Entry {
 	for _, c := range h.hconns {
 		trs = append(trs, c.Proxy.Transcript())
 	}
+	var spans []waitSpan
 	for i, tr := range trs {
 		if len(trs) > 1 {
 			out = append(out, reports.Entry{Kind: "note", Text: fmt.Sprintf("connection %d", i+1)})
 		}
 		sw := h.schemaWalkFor(i + 1) // SCHEMA-VALID, passively (schema_valid.go)
+		tw := newSpanWalk(tr)        // the time on the target (targetwait.go)
 		for _, e := range tr.Entries() {
 			re := ReportEntry(e)
 			out = append(out, re)
+			if e.Kind != faultproxy.EntryMessage {
+				if sw != nil {
+					sw.seeOther(e)
+				}
+				continue
+			}
+			// One parse of the message for both walks.
+			raw := messageBytes(e)
+			env := parseMessage(raw)
+			tw.see(e, env)
 			if sw == nil {
 				continue
 			}
-			if mark, bad := sw.see(e, re); bad {
+			if mark, bad := sw.see(e, re, raw, env); bad {
 				out = append(out, mark)
 			}
 		}
+		spans = append(spans, tw.spans()...)
 	}
-	return out
+	return out, spanUnion(spans)
 }
 
 // A message larger than maxReportRaw (ROBUST-OVERSIZE sends 8 MiB) is

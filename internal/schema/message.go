@@ -91,8 +91,14 @@ type RequestLookup func(id jsonrpc.ID) (Request, bool)
 // raw is not a request.
 func RequestOf(raw []byte) (id jsonrpc.ID, req Request, ok bool) {
 	env := jsonrpc.Parse(raw)
+	req, ok = RequestFrom(env)
+	return env.ID, req, ok
+}
+
+// RequestFrom is RequestOf of a message already parsed.
+func RequestFrom(env jsonrpc.Envelope) (req Request, ok bool) {
 	if env.Kind != jsonrpc.Request {
-		return "", Request{}, false
+		return Request{}, false
 	}
 	req.Method = env.Method
 	// Params with neither the bytes "task" nor an escape (\u0074ask) have
@@ -106,7 +112,7 @@ func RequestOf(raw []byte) (id jsonrpc.ID, req Request, ok bool) {
 			}
 		}
 	}
-	return env.ID, req, true
+	return req, true
 }
 
 // Outcome is the validation of one message.
