@@ -18,10 +18,16 @@ ARG COMMIT=""
 ARG DATE=""
 RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
       -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.date=${DATE}" \
-      -o /out/mcp-conform ./cmd/mcp-conform
+      -o /out/mcp-conform ./cmd/mcp-conform && \
+    CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" \
+      -o /out/mcp-conform-reference ./cmd/mcp-conform-reference
 
 FROM node:${NODE_VERSION}-bookworm-slim
-COPY --from=build /out/mcp-conform /usr/local/bin/mcp-conform
+COPY --from=build /out/mcp-conform /out/mcp-conform-reference /usr/local/bin/
+# The slim reference server beside mcp-conform, built in the same stage:
+# the built-in target's check runs start it (internal/refbin), without a
+# build comparison that needs VCS information this build has not.
+ENV MCP_CONFORM_REFERENCE_BIN=beside
 # npx's cache somewhere any user may write (docker run --user UID:GID).
 ENV npm_config_cache=/tmp/npm-cache NO_UPDATE_NOTIFIER=1
 USER node
