@@ -302,8 +302,11 @@ func TestHostileInterrupt(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// --jobs 1: one process runs the checks one after another, which the
+	// verdicts below are judged by (a run of one target in one version is
+	// otherwise dealt into slices, each cutting its own running check).
 	cmd := exec.CommandContext(ctx, binary, "run", "--manifest", testdataFile(t, "hostile-hang.yaml"),
-		"--call-timeout", "60s", "--json", jsonPath)
+		"--call-timeout", "60s", "--jobs", "1", "--json", jsonPath)
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
 	cmd.WaitDelay = 2 * time.Second
 	var out, errs bytes.Buffer

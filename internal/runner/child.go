@@ -27,6 +27,9 @@ import (
 // not apply to it are left out, as in the whole run), reports each result
 // on stderr as a progress line (progressMarker) for its parent, and skips
 // what the parent already did (role validation, version probes, slicing).
+// "INDEX@VERSION@alone" is a slice of a plan of that one part: the child
+// runs as the whole run would, the checks of other transports and versions
+// included (they SKIP with the reason).
 const partEnv = "MCP_CONFORM_PART"
 
 // stateEnv names the file a child of a split target writes its
@@ -44,6 +47,7 @@ func (p *Plan) planChild() error {
 		return nil
 	}
 	idx, spec, _ := strings.Cut(v, "@")
+	spec, alone := strings.CutSuffix(spec, "@alone")
 	i, err := strconv.Atoi(idx)
 	if err != nil || i < 0 || i >= len(p.o.Config.Targets) {
 		return fmt.Errorf("%s=%q: no such target (the run has %d)", partEnv, v, len(p.o.Config.Targets))
@@ -51,7 +55,7 @@ func (p *Plan) planChild() error {
 	p.child = true
 	p.parts = []part{{base: i, spec: spec}}
 	p.cfg = p.config()
-	p.cfg.Part = true
+	p.cfg.Part = !alone
 	p.total, err = suites.Planned(p.cfg, p.runOptions())
 	return err
 }
@@ -151,7 +155,11 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 			args = append(args, "--label-filter="+pc.filter)
 		}
 		c := exec.CommandContext(ctx, exe, args...)
-		c.Env = append(os.Environ(), partEnv+"="+strconv.Itoa(pt.base)+"@"+pt.spec)
+		part := strconv.Itoa(pt.base) + "@" + pt.spec
+		if len(p.parts) == 1 {
+			part += "@alone"
+		}
+		c.Env = append(os.Environ(), partEnv+"="+part)
 		if pc.slices > 1 {
 			c.Env = append(c.Env, stateEnv+"="+paths[i]+".state")
 		}

@@ -116,7 +116,10 @@ const schemaID = "SCHEMA-VALID"
 // partConfig is the configuration of part i alone, as its child plans it.
 func (p *Plan) partConfig(i int) *suites.Config {
 	cfg := *p.cfg
-	cfg.Targets, cfg.Part = []*suites.Manifest{p.cfg.Targets[i]}, true
+	// A plan of one part is that part's whole run: it keeps the checks of
+	// other transports and versions, which SKIP with the reason, as the
+	// run in one process would (slicesAlone).
+	cfg.Targets, cfg.Part = []*suites.Manifest{p.cfg.Targets[i]}, len(p.parts) > 1
 	return &cfg
 }
 
@@ -127,6 +130,23 @@ func (p *Plan) partConfig(i int) *suites.Config {
 func (p *Plan) sliceable(i int) bool {
 	t := p.cfg.Targets[i]
 	return len(t.Command) > 0 && (t.URL == "" || strings.Contains(t.URL, "{port}"))
+}
+
+// slicesAlone reports whether a run of one part (one target in one
+// version: --spec V, or a server that accepts one) is dealt into slices
+// too, as a part of a larger run would be: its server is started per
+// check and it has the check runs for more than one slice. Such a run
+// would otherwise go one check at a time in this process.
+func (p *Plan) slicesAlone() bool {
+	if len(p.parts) != 1 || !p.sliceable(0) || p.o.Shard.Count > 0 {
+		return false
+	}
+	jobs := p.o.Jobs
+	if jobs <= 0 {
+		jobs = DefaultJobs
+	}
+	pcs, err := p.pieces(jobs)
+	return err == nil && len(pcs) > 1
 }
 
 // joinSlices gives each sliced part's results to the report of its first

@@ -254,7 +254,7 @@ func (p *Plan) Run(ctx context.Context) (*reports.Report, error) {
 		}
 		rep.StartedAt = started.UTC()
 		rep.Duration = float64(time.Since(started).Microseconds()) / 1000
-	case !p.child && p.o.Jobs != 1 && len(p.parts) > 1:
+	case !p.child && p.o.Jobs != 1 && (len(p.parts) > 1 || p.slicesAlone()):
 		rep, err = p.runChildren(ctx, ro.OnResult)
 		if err != nil {
 			return nil, err
