@@ -254,6 +254,10 @@ var mutantCases = []mutantCase{
 	{mutant: "code-legacy-range", want: reports.Warn, evidence: "legacy range -32019..-32000"},
 	{mutant: "code-reserved-undefined", want: reports.Fail, evidence: "which does not define it"},
 	{mutant: "code-retired", want: reports.Fail, evidence: "is retired in 2026-07-28"},
+	// echo twice on one page: TOOLS-NAMES's, not a cursor's fault
+	// (PAGINATION-WALK notes it and passes).
+	{mutant: "tool-name-duplicate", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
+	{mutant: "tool-name-duplicate", spec: "2025-11-25", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
 	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
 	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
 }
