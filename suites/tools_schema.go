@@ -124,6 +124,7 @@ func registerToolContract() {
 		define(checkToolsInputSchema, toolsInputSchema)
 		define(checkToolsCapability, toolsCapability) // tools_capability.go
 		define(checkToolsOutputSchema, toolsOutputSchema)
+		define(checkToolsStructuredText, toolsStructuredText) // tools_structured.go
 		define(checkToolsNames, toolsNames)
 		define(checkToolsListStable, toolsListStable)
 		define(checkToolsInputValidated, toolsInputValidated)
