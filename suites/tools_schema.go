@@ -87,7 +87,6 @@ var (
 			Clause: "Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client. This set MAY be empty and MAY change over time [...], but MUST NOT vary per-connection or as a side effect of other requests on the connection. [...] Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."}},
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"tl#14", "tl#15"},
-		Limits:     map[string]string{"tl#15": "judged on three lists; no mutant reorders its tools yet"},
 	})
 	// tl#11 (MUST); the isError form is mcp-conform's reading of the error
 	// classification of tools.mdx 2025-11-25 and 2026-07-28 (no keyword).
