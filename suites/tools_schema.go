@@ -126,6 +126,7 @@ func registerToolContract() {
 		define(checkToolsStructuredText, toolsStructuredText) // tools_structured.go
 		define(checkToolsNames, toolsNames)
 		define(checkToolsListStable, toolsListStable)
+		define(checkToolsHeaderSensitive, toolsHeaderSensitive) // tools_header.go
 		define(checkToolsInputValidated, toolsInputValidated)
 	})
 }

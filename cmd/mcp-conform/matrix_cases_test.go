@@ -216,6 +216,7 @@ var mutantCases = []mutantCase{
 	{mutant: "structured-off-schema", spec: "2025-06-18", want: reports.Fail, evidence: "does not conform to its outputSchema"},
 	// 2026-07-28 only: a deterministic order is a SHOULD of that version.
 	{mutant: "tools-list-reordered", want: reports.Warn, evidence: "the same tools in another order"},
+	{mutant: "header-sensitive", want: reports.Warn, evidence: "marks the parameter api_key with x-mcp-header \"Api-Key\""},
 	{mutant: "structured-no-text", want: reports.Warn, evidence: "no text block holding that JSON"},
 	{mutant: "structured-no-text", spec: "2025-11-25", want: reports.Warn, evidence: "no text block holding that JSON"},
 	{mutant: "structured-no-text", spec: "2025-06-18", want: reports.Warn, evidence: "no text block holding that JSON"},
