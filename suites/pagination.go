@@ -36,7 +36,9 @@ var (
 		Title: "following a list's nextCursor visits every item once, and a cursor gives the same page again (tools/list, and the prompts and resources lists it declares)",
 		How: "For tools/list, and each of prompts/list, resources/list and resources/templates/list whose capability the " +
 			"server declares: follows nextCursor from the first page to the last (at most 50 pages; a cursor given twice " +
-			"FAILs the walk as endless), checks that no item (by name, uri or uriTemplate) is listed on two pages, then asks " +
+			"FAILs the walk as endless), checks that no item (by name, uri or uriTemplate) is listed on two pages (an item " +
+			"listed twice within one page is noted, not judged: no cursor lies between the copies; TOOLS-NAMES judges a tool " +
+			"name listed twice), then asks " +
 			"for every cursor's page once more: the same items must come back. A declared list whose first page is refused is " +
 			"noted and not judged. Every list in one page: SKIP (nothing to follow).",
 		Rules: sameRule(Rule{Level: reports.Should, Spec: paginationPage,
@@ -96,15 +98,12 @@ func paginationWalk(h *H) {
 		if len(pages) == 1 {
 			single = append(single, fmt.Sprintf("tools/list (%d tools)", len(pages[0].tools)))
 		} else {
-			seen := map[string]int{}
+			keys := make([][]string, len(pages))
+			ids := make([]jsonrpc.ID, len(pages))
 			for i, p := range pages {
-				for _, t := range p.tools {
-					if j, dup := seen[t.Name]; dup {
-						h.Failf("tool %q is on page %d (id %s) and page %d: following nextCursor visited it twice", t.Name, j+1, pages[j].id, i+1)
-					}
-					seen[t.Name] = i
-				}
+				keys[i], ids[i] = toolNamesOf(p.tools), p.id
 			}
+			seen := visitedOnce(h, "tools/list", "name", keys, ids)
 			for i, p := range pages[1:] {
 				again := r.listPage(p.cursor)
 				if a, b := toolNamesOf(p.tools), toolNamesOf(again.tools); !slices.Equal(a, b) {
@@ -139,15 +138,12 @@ func paginationWalk(h *H) {
 // walkedOnce judges the pages of l: no item on two pages, and every
 // cursor's page the same when asked for again.
 func walkedOnce(h *H, r rpc, l pagedList, pages []itemPage) {
-	seen := map[string]int{}
+	keys := make([][]string, len(pages))
+	ids := make([]jsonrpc.ID, len(pages))
 	for i, p := range pages {
-		for _, k := range p.keys {
-			if j, dup := seen[k]; dup {
-				h.Failf("%s: item %q is on page %d (id %s) and page %d: following nextCursor visited it twice", l.method, k, j+1, pages[j].id, i+1)
-			}
-			seen[k] = i
-		}
+		keys[i], ids[i] = p.keys, p.id
 	}
+	visitedOnce(h, l.method, "item", keys, ids)
 	for i, p := range pages[1:] {
 		again, why := r.itemPageOf(l, p.cursor)
 		if why != "" {
@@ -157,4 +153,32 @@ func walkedOnce(h *H, r rpc, l pagedList, pages []itemPage) {
 			h.Failf("%s: the cursor %q gave page %d as %v (id %s), asked again %v (id %s): the cursor is not stable", l.method, p.cursor, i+2, p.keys, p.id, again.keys, again.id)
 		}
 	}
+}
+
+// visitedOnce judges the walk of one list, whose page i (answered with
+// ids[i]) holds the items keys[i]: an item on two pages FAILs (following
+// nextCursor visited it twice); an item listed twice within one page is
+// not the cursors' doing and only noted (for tools/list, TOOLS-NAMES
+// judges that names are unique, tl#7). It returns the page each item was
+// first seen on.
+func visitedOnce(h *H, method, what string, keys [][]string, ids []jsonrpc.ID) map[string]int {
+	seen := map[string]int{}
+	var repeated []string
+	for i, page := range keys {
+		for _, k := range page {
+			j, dup := seen[k]
+			switch {
+			case dup && j == i:
+				repeated = append(repeated, fmt.Sprintf("%q (page %d, id %s)", k, i+1, ids[i]))
+				continue
+			case dup:
+				h.Failf("%s: the %s %q is on page %d (id %s) and page %d (id %s): following nextCursor visited it twice", method, what, k, j+1, ids[j], i+1, ids[i])
+			}
+			seen[k] = i
+		}
+	}
+	if len(repeated) > 0 {
+		h.Notef("%s repeats within one page the %s %s (not a cursor's doing, not judged here)", method, what, strings.Join(repeated, ", "))
+	}
+	return seen
 }

@@ -67,16 +67,14 @@ var (
 	checkToolsNames = register(&Check{
 		ID:    "TOOLS-NAMES",
 		Title: "tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and ., and unique",
-		How:   "Lists every tool (following nextCursor) and checks each name's length and characters, and that no name is listed twice.",
+		How: "Lists every tool (following nextCursor) and checks each name's length and characters, and that no name is listed twice " +
+			"(within one page or across pages: tool names SHOULD be unique within a server).",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: toolNameClause}, "2025-11-25"),
 			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern, Clause: toolNameClause}},
 		),
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"tl#4", "tl#5", "tl#6", "tl#7"},
-		Limits: map[string]string{
-			"tl#7": "judged on every name; no mutant lists a name twice yet",
-		},
 	})
 	checkToolsListStable = register(&Check{
 		ID:    "TOOLS-LIST-STABLE",
@@ -89,7 +87,6 @@ var (
 			Clause: "Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client. This set MAY be empty and MAY change over time [...], but MUST NOT vary per-connection or as a side effect of other requests on the connection. [...] Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."}},
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"tl#14", "tl#15"},
-		Limits:     map[string]string{"tl#15": "judged on three lists; no mutant reorders its tools yet"},
 	})
 	// tl#11 (MUST); the isError form is mcp-conform's reading of the error
 	// classification of tools.mdx 2025-11-25 and 2026-07-28 (no keyword).
@@ -126,8 +123,10 @@ func registerToolContract() {
 		define(checkToolsInputSchema, toolsInputSchema)
 		define(checkToolsCapability, toolsCapability) // tools_capability.go
 		define(checkToolsOutputSchema, toolsOutputSchema)
+		define(checkToolsStructuredText, toolsStructuredText) // tools_structured.go
 		define(checkToolsNames, toolsNames)
 		define(checkToolsListStable, toolsListStable)
+		define(checkToolsHeaderSensitive, toolsHeaderSensitive) // tools_header.go
 		define(checkToolsInputValidated, toolsInputValidated)
 	})
 }
@@ -326,27 +325,9 @@ func (t listedTool) taskOnly() bool {
 func toolsOutputSchema(h *H) {
 	recallToolsList(h)
 	onEither(h, func(r rpc) {
-		tools := allTools(r.walkTools())
-		type target struct {
-			tool listedTool
-			args map[string]any
-			why  string
-		}
-		var targets []target
-		role, hasRole := h.Target().Roles["structured"]
-		for _, t := range tools {
-			if len(t.Def.OutputSchema) == 0 || string(t.Def.OutputSchema) == "null" {
-				continue
-			}
-			switch {
-			case hasRole && role.Tool == t.Name:
-				targets = append(targets, target{t, role.Arguments, "the structured role"})
-			case t.isReadOnly() && !t.taskOnly() && acceptsEmpty(t.Def.InputSchema):
-				targets = append(targets, target{t, map[string]any{}, "read-only, takes {}"})
-			}
-		}
+		targets := structuredTargets(h, allTools(r.walkTools()))
 		if len(targets) == 0 {
-			h.Skip("no tool with an outputSchema can be called safely: none is annotated readOnlyHint: true with an inputSchema that accepts {}, and the manifest declares no structured role ({tool, arguments})")
+			h.Skip(noStructuredTarget)
 		}
 		strict := h.Version() >= "2025-11-25"
 		judged := 0
@@ -383,6 +364,39 @@ func toolsOutputSchema(h *H) {
 			h.Skip("no call of a tool with an outputSchema gave a result to judge")
 		}
 	})
+}
+
+// structuredTarget is a tool with an outputSchema that a check may call
+// without side effects, with its arguments and why it was picked.
+type structuredTarget struct {
+	tool listedTool
+	args map[string]any
+	why  string
+}
+
+// noStructuredTarget is the SKIP reason of a target structuredTargets
+// finds nothing to call on.
+const noStructuredTarget = "no tool with an outputSchema can be called safely: none is annotated readOnlyHint: true with an inputSchema that accepts {}, and the manifest declares no structured role ({tool, arguments})"
+
+// structuredTargets picks, among tools, those with an outputSchema that may
+// be called safely: the manifest's structured role, and every tool
+// annotated readOnlyHint: true (not task-only) whose inputSchema accepts
+// {} (called with {}).
+func structuredTargets(h *H, tools []listedTool) []structuredTarget {
+	var targets []structuredTarget
+	role, hasRole := h.Target().Roles["structured"]
+	for _, t := range tools {
+		if len(t.Def.OutputSchema) == 0 || string(t.Def.OutputSchema) == "null" {
+			continue
+		}
+		switch {
+		case hasRole && role.Tool == t.Name:
+			targets = append(targets, structuredTarget{t, role.Arguments, "the structured role"})
+		case t.isReadOnly() && !t.taskOnly() && acceptsEmpty(t.Def.InputSchema):
+			targets = append(targets, structuredTarget{t, map[string]any{}, "read-only, takes {}"})
+		}
+	}
+	return targets
 }
 
 // acceptsEmpty reports whether {} is valid against an inputSchema (one

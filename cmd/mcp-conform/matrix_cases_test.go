@@ -214,6 +214,12 @@ var mutantCases = []mutantCase{
 	{mutant: "input-schema-invalid", spec: "2025-11-25", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
 	{mutant: "structured-off-schema", want: reports.Fail, evidence: "does not conform to its outputSchema"},
 	{mutant: "structured-off-schema", spec: "2025-06-18", want: reports.Fail, evidence: "does not conform to its outputSchema"},
+	// 2026-07-28 only: a deterministic order is a SHOULD of that version.
+	{mutant: "tools-list-reordered", want: reports.Warn, evidence: "the same tools in another order"},
+	{mutant: "header-sensitive", want: reports.Warn, evidence: "marks the parameter api_key with x-mcp-header \"Api-Key\""},
+	{mutant: "structured-no-text", want: reports.Warn, evidence: "no text block holding that JSON"},
+	{mutant: "structured-no-text", spec: "2025-11-25", want: reports.Warn, evidence: "no text block holding that JSON"},
+	{mutant: "structured-no-text", spec: "2025-06-18", want: reports.Warn, evidence: "no text block holding that JSON"},
 	{mutant: "tool-name-invalid", want: reports.Warn, evidence: "has characters other than"},
 	{mutant: "tool-name-invalid", spec: "2025-11-25", want: reports.Warn, evidence: "has characters other than"},
 	{mutant: "tools-list-side-effect", want: reports.Fail, evidence: "changed after other requests on the connection"},
@@ -254,6 +260,10 @@ var mutantCases = []mutantCase{
 	{mutant: "code-legacy-range", want: reports.Warn, evidence: "legacy range -32019..-32000"},
 	{mutant: "code-reserved-undefined", want: reports.Fail, evidence: "which does not define it"},
 	{mutant: "code-retired", want: reports.Fail, evidence: "is retired in 2026-07-28"},
+	// echo twice on one page: TOOLS-NAMES's, not a cursor's fault
+	// (PAGINATION-WALK notes it and passes).
+	{mutant: "tool-name-duplicate", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
+	{mutant: "tool-name-duplicate", spec: "2025-11-25", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
 	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
 	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
 }
