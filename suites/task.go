@@ -127,6 +127,9 @@ func registerTask() {
 		define(checkTaskSurvivesDisconnect, taskSurvivesDisconnect)
 		define(checkTaskTTLReported, taskTTLReported)
 		define(checkTaskProgressStops, taskProgressStops)
+		define(checkTaskUnknownID, taskUnknownID)
+		define(checkTaskResult, taskResult)
+		define(checkTaskRequiredUnaugmented, taskRequiredUnaugmented)
 	})
 }
 
