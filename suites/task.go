@@ -130,6 +130,8 @@ func registerTask() {
 		define(checkTaskUnknownID, taskUnknownID)
 		define(checkTaskResult, taskResult)
 		define(checkTaskRequiredUnaugmented, taskRequiredUnaugmented)
+		define(checkTaskCreatedWorking, taskCreatedWorking)
+		define(checkTaskMetaIgnored, taskMetaIgnored)
 	})
 }
 

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -250,4 +251,80 @@ func taskRequiredUnaugmented(h *H) {
 		h.Failf("tools/call of %s (taskSupport \"required\") without params.task answered %s; want the error -32601 (Method not found)", r.Tool, rawText(m))
 	}
 	h.Notef("tools/call of %s (taskSupport \"required\") without params.task: %s", r.Tool, describeError(m.Env.Error))
+}
+
+var checkTaskCreatedWorking = register(&Check{
+	ID:    "TASK-CREATED-WORKING",
+	Title: "a new task begins in status working, with a string taskId distinct from the other task's",
+	How: "Creates two tasks with the task role, one after the other on one connection: each CreateTaskResult must carry " +
+		"a string taskId and the status working, and the two ids must differ.",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Task IDs MUST be a string value. Task IDs MUST be unique among all tasks controlled by the receiver. [...] Tasks MUST begin in the working status when created."},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+	Clauses:    []string{"task#5", "task#6", "task#7"},
+	Limits: map[string]string{
+		"task#5": "no mutant issues a non-string id (parsed: a number is not a task)",
+		"task#6": "two tasks of one connection; no mutant reuses an id",
+	},
+})
+
+func taskCreatedWorking(h *H) {
+	t := tasks(h)
+	var ids []string
+	for i := range 2 {
+		s, m := t.create()
+		if s.Status != "working" {
+			h.Failf("task %d's CreateTaskResult says status %q: a task must begin in working: %s", i+1, s.Status, rawText(m))
+		}
+		if i == 1 && s.ID == ids[0] {
+			h.Failf("the two tasks created got the same taskId %q: %s", s.ID, rawText(m))
+		}
+		ids = append(ids, s.ID)
+	}
+	h.Notef("both tasks began working, with the ids %s and %s", ids[0], ids[1])
+}
+
+var checkTaskMetaIgnored = register(&Check{
+	ID:    "TASK-META-IGNORED",
+	Title: "tasks/get acts on its taskId parameter, not on a related-task _meta naming another task",
+	How: "Creates two tasks with the task role, then sends tasks/get for the first with params._meta " +
+		"io.modelcontextprotocol/related-task naming the second: the answer must be the first task (its taskId).",
+	Rules: map[string]Rule{
+		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "For the tasks/get, tasks/result, and tasks/cancel operations, the taskId parameter in the request MUST be used as the source of truth for identifying the target task. Requestors SHOULD NOT include io.modelcontextprotocol/related-task metadata in these requests, and receivers MUST ignore such metadata if present in favor of the RPC method parameter."},
+	},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"task"},
+	Clauses:    []string{"task#22"},
+	Limits:     map[string]string{"task#22": "tasks/get only"},
+})
+
+func taskMetaIgnored(h *H) {
+	t := tasks(h)
+	a, _ := t.create()
+	b, _ := t.create()
+	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().OpTimeout)
+	defer cancel()
+	t.n++
+	id := jsonrpc.StringID(fmt.Sprintf("task-%d", t.n))
+	m, err := t.start(ctx, id, "tasks/get", map[string]any{"taskId": a.ID,
+		"_meta": map[string]any{relatedTaskMeta: map[string]any{"taskId": b.ID}}})
+	if err != nil {
+		h.FailServer("tasks/get (id %s) for task %s with a related-task _meta naming task %s got no response within %s (%v): the _meta must be ignored, the taskId parameter decides%s",
+			id, a.ID, b.ID, h.Cfg().OpTimeout, err, t.exitHint())
+	}
+	if m.Env.Kind != jsonrpc.Response {
+		h.Failf("tasks/get for task %s with a related-task _meta naming task %s answered %s: the _meta must be ignored", a.ID, b.ID, rawText(m))
+	}
+	g, perr := parseTask(m.Env.Result, t.modern)
+	if perr != nil {
+		h.Failf("tasks/get for task %s is not a task (%v): %s", a.ID, perr, rawText(m))
+	}
+	if g.ID != a.ID {
+		h.Failf("tasks/get for taskId %s with a related-task _meta naming %s answered the task %s: the taskId parameter must decide: %s", a.ID, b.ID, g.ID, rawText(m))
+	}
+	h.Notef("tasks/get for %s answered that task, ignoring the related-task _meta naming %s", a.ID, b.ID)
 }
