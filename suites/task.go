@@ -127,6 +127,11 @@ func registerTask() {
 		define(checkTaskSurvivesDisconnect, taskSurvivesDisconnect)
 		define(checkTaskTTLReported, taskTTLReported)
 		define(checkTaskProgressStops, taskProgressStops)
+		define(checkTaskUnknownID, taskUnknownID)
+		define(checkTaskResult, taskResult)
+		define(checkTaskRequiredUnaugmented, taskRequiredUnaugmented)
+		define(checkTaskCreatedWorking, taskCreatedWorking)
+		define(checkTaskMetaIgnored, taskMetaIgnored)
 	})
 }
 

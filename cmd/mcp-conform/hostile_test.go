@@ -440,6 +440,12 @@ var badInputChecks = map[string]bool{
 	// Reply ids of the barrier request, and the tools capability beside
 	// tools/list: each judged on its own clause.
 	"ROBUST-ID-ECHO": true, "TOOLS-CAPABILITY": true,
+	// Unknown task ids on a server that declares tasks (the hostile targets
+	// declare the reference's capabilities and serve no tasks/*).
+	"TASK-UNKNOWN-ID": true,
+	// It reads the task role's taskSupport in tools/list, which these
+	// targets do not serve (SKIP).
+	"TASK-REQUIRED-UNAUGMENTED": true,
 	// SCHEMA-VALID judges every message the others' connections carried
 	// (garbage lines are not JSON: basic#1).
 	"SCHEMA-VALID": true,

@@ -176,7 +176,17 @@ var mutantCases = []mutantCase{
 	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT"}},
+	// The task contract's mutants change 2025-11-25 behaviour only (the
+	// 2026-07-28 extension has no tasks/result and names no error for an
+	// unknown task).
+	{mutant: "task-unknown-id-internal", spec: "2025-11-25", want: reports.Fail, evidence: "it never issued"},
+	{mutant: "task-result-no-block", spec: "2025-11-25", want: reports.Fail, evidence: "it must block until the task is terminal"},
+	{mutant: "task-result-no-related-task", spec: "2025-11-25", want: reports.Fail, evidence: "must carry _meta"},
+	{mutant: "task-result-once", spec: "2025-11-25", want: reports.Fail, evidence: "a second tasks/result for the completed task"},
+	{mutant: "task-required-tool-error", spec: "2025-11-25", want: reports.Fail, evidence: "want the error -32601 (Method not found)"},
+	{mutant: "task-starts-input-required", spec: "2025-11-25", want: reports.Fail, evidence: "a task must begin in working"},
+	{mutant: "task-meta-overrides-id", spec: "2025-11-25", want: reports.Fail, evidence: "the taskId parameter must decide"},
 	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
