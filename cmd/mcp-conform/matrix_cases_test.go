@@ -61,6 +61,7 @@ var mutantCases = []mutantCase{
 	{mutant: "header-mismatch-accepted", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
 	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
 	{mutant: "version-header-unchecked", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "version-header-optional", want: reports.Fail, evidence: "without an MCP-Protocol-Version header was served"},
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
 		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
