@@ -27,6 +27,7 @@ func Register() {
 	registerSecurityAuth()
 	registerLifecycle()
 	registerHTTPModern()
+	registerHTTPStreams()
 	registerToolContract()
 	registerPagination()
 	registerLogging()

@@ -62,6 +62,11 @@ var mutantCases = []mutantCase{
 	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
 	{mutant: "version-header-unchecked", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
 	{mutant: "version-header-optional", want: reports.Fail, evidence: "without an MCP-Protocol-Version header was served"},
+	// 2025 stream routing: the same progress on the POST and the GET
+	// stream; a call's response on the GET stream (a copy, so also on two
+	// streams).
+	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
+	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
 		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
