@@ -15,6 +15,9 @@ package suites
 // same one on two streams is a broadcast, and a response among them on the
 // GET stream is one the sentence forbids (the GET carried no Last-Event-ID:
 // it resumes nothing).
+//
+// And, in 2026-07-28, that the server sends no request at all: on stdio, or
+// on a request's response stream (LIFECYCLE-NO-SERVER-REQUESTS).
 
 import (
 	"bytes"
@@ -50,6 +53,9 @@ var checkStreamRouting = register(&Check{
 func registerHTTPStreams() {
 	ginkgo.Describe("HTTP streams (2025)", ginkgo.Label("area:http"), func() {
 		define(checkStreamRouting, streamRouting)
+	})
+	ginkgo.Describe("LIFECYCLE no server requests (2026-07-28)", ginkgo.Label("area:lifecycle"), func() {
+		define(checkNoServerRequests, noServerRequests)
 	})
 }
 
@@ -117,4 +123,48 @@ func streamRouting(h *H) {
 		h.Failf("%s: %s", get, strings.Join(bad, "; "))
 	}
 	h.Notef("%d messages of the two calls, each on one stream, none a response on the GET stream (%s)", len(order), get)
+}
+
+var checkNoServerRequests = register(&Check{
+	ID:    "LIFECYCLE-NO-SERVER-REQUESTS",
+	Title: "a 2026-07-28 server sends the client no JSON-RPC request, on stdio or on a response stream",
+	How: "2026-07-28, stdio and Streamable HTTP. Calls the slow role with a progress token to its response (over HTTP " +
+		"an event stream, the one a request could come on), then sends the era's barrier request. Every message the server sent meanwhile must be a notification or a response: " +
+		"a request (a method and an id) FAILs, whatever its method (input the server needs is asked inside an " +
+		"InputRequiredResult, not by a request).",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: patternsModern, Also: []string{stdioModern, httpModern},
+		Clause: "Servers MUST NOT initiate JSON-RPC requests [...] (stdio: The server MUST NOT write JSON-RPC requests to stdout; Streamable HTTP: The server MUST NOT send independent JSON-RPC requests on this stream.)"}},
+	Transports: []string{"stdio", "http"},
+	Roles:      []string{"slow"},
+	Clauses:    []string{"st#3", "h#9"},
+})
+
+func noServerRequests(h *H) {
+	c := connectMsg(h)
+	start := c.length()
+	p := c.startRole("slow", jsonrpc.StringID(unique("no-srv-req-call")), unique("no-srv-req-tok"))
+	c.await(p, "the slow call")
+	did := "a slow call"
+	c.ping("after the calls")
+	var reqs []string
+	for _, m := range c.since(start) {
+		if m.Env.Kind == jsonrpc.Request {
+			reqs = append(reqs, fmt.Sprintf("%s (id %s%s)", m.Env.Method, m.Env.ID, onStream(m)))
+		}
+	}
+	if len(reqs) > 0 {
+		if len(reqs) > 5 {
+			reqs = append(reqs[:5], fmt.Sprintf("and %d more", len(reqs)-5))
+		}
+		h.Failf("the server sent %d request(s) during %s: %s", len(reqs), did, strings.Join(reqs, "; "))
+	}
+	h.Notef("no request from the server during %s", did)
+}
+
+// onStream names the HTTP stream a message came on (nothing on stdio).
+func onStream(m clients.Message) string {
+	if m.Stream == "" {
+		return ""
+	}
+	return ", on stream " + m.Stream
 }
