@@ -28,6 +28,7 @@ func Register() {
 	registerLifecycle()
 	registerHTTPModern()
 	registerHTTPStreams()
+	registerMetaKeys()
 	registerToolContract()
 	registerPagination()
 	registerLogging()

@@ -70,6 +70,9 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
+	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "extension-id-malformed", want: reports.Fail, evidence: "extension identifier"},
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
 		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
