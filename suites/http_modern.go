@@ -68,6 +68,20 @@ var checkVersionHeaderMismatch = register(&Check{
 	Clauses:    []string{"h#15"},
 })
 
+var checkVersionHeaderRequired = register(&Check{
+	ID:    "HTTP-VERSION-HEADER-REQUIRED",
+	Title: "a request without an MCP-Protocol-Version header is rejected (400, HeaderMismatch -32020) by a server that supports no version before 2025-06-18",
+	How: "2026-07-28 over Streamable HTTP. When server/discover's supportedVersions lists no version earlier than " +
+		"2025-06-18 (such a server MAY read a header-less request as 2025-03-26 instead: SKIP), POSTs server/discover with " +
+		"a well-formed 2026-07-28 _meta and Mcp-Method but no MCP-Protocol-Version header: it must be rejected per Server " +
+		"Validation, with HTTP 400 and a JSON-RPC error of code -32020. A result means the server served a request that " +
+		"lacks a required header.",
+	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		Clause: "A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation."}},
+	Transports: []string{"http"},
+	Clauses:    []string{"h#18"},
+})
+
 var checkMethodNotFound404 = register(&Check{
 	ID:    "HTTP-METHOD-NOT-FOUND-404",
 	Title: "an unknown method gets HTTP 404 with a JSON-RPC error -32601",
@@ -98,6 +112,7 @@ func registerHTTPModern() {
 		define(checkHeaderMismatch, headerMismatch)
 		define(checkHeaderDecoded, headerDecoded)
 		define(checkVersionHeaderMismatch, versionHeaderMismatch)
+		define(checkVersionHeaderRequired, versionHeaderRequired)
 		define(checkMethodNotFound404, methodNotFound404)
 		define(checkNotification202, notification202)
 		define(checkGETStream, getStream)
@@ -254,6 +269,39 @@ func versionHeaderMismatch(h *H) {
 		h.Failf("server/discover with MCP-Protocol-Version: %s and _meta protocolVersion %s got %s, want HTTP 400 with HeaderMismatch (-32020)", v, other, a)
 	}
 	h.Notef("%s", a)
+}
+
+// headerlessVersion is the newest version the server lists that predates
+// the MCP-Protocol-Version header (2025-06-18 defined it), or "".
+func headerlessVersion(supported []string) string {
+	old := ""
+	for _, v := range supported {
+		if v < "2025-06-18" && v > old {
+			old = v
+		}
+	}
+	return old
+}
+
+func versionHeaderRequired(h *H) {
+	c, v := modernHTTP(h)
+	supported := c.W.Session().SupportedVersions
+	if len(supported) == 0 {
+		h.Skip("server/discover listed no supported versions: whether the server supports clients older than 2025-06-18 is unknown")
+	}
+	if old := headerlessVersion(supported); old != "" {
+		h.Skip(fmt.Sprintf("the server lists %s among its supported versions %v: it MAY treat a request without the header as 2025-03-26", old, supported))
+	}
+	a := modernPOST(h, c, "server/discover", map[string]any{"_meta": modernMeta(v)},
+		http.Header{"Mcp-Method": {"server/discover"}})
+	switch {
+	case a.headerMismatch():
+	case a.result != nil:
+		h.Failf("server/discover without an MCP-Protocol-Version header was served (%s); the server supports %v only, so it must reject it with HTTP 400 and HeaderMismatch (-32020)", a, supported)
+	default:
+		h.Failf("server/discover without an MCP-Protocol-Version header got %s, want HTTP 400 with HeaderMismatch (-32020) (Server Validation)", a)
+	}
+	h.Notef("supported %v; without the header: %s", supported, a)
 }
 
 func methodNotFound404(h *H) {

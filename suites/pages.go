@@ -13,7 +13,10 @@ const (
 	cancelLegacy = "specification/VERSION/basic/utilities/cancellation.mdx"
 	cancelModern = "specification/2026-07-28/basic/patterns/cancellation.mdx"
 	stdioModern  = harness.StdioModernPage
-	indexPage    = "specification/VERSION/basic/index.mdx"
+	// patternsModern is the 2026-07-28 patterns overview ("Servers MUST NOT
+	// initiate JSON-RPC requests").
+	patternsModern = "specification/2026-07-28/basic/patterns/index.mdx"
+	indexPage      = "specification/VERSION/basic/index.mdx"
 )
 
 const (

@@ -27,6 +27,8 @@ func Register() {
 	registerSecurityAuth()
 	registerLifecycle()
 	registerHTTPModern()
+	registerHTTPStreams()
+	registerMetaKeys()
 	registerToolContract()
 	registerPagination()
 	registerLogging()

@@ -48,7 +48,9 @@ var mutantCases = []mutantCase{
 	{mutant: "schema-invalid-result", want: reports.Fail, evidence: "missing property 'ttlMs'"},
 	{mutant: "schema-invalid-result", spec: "2025-11-25", want: reports.Fail, evidence: "missing property 'version'"},
 	{mutant: "schema-invalid-result", spec: "2025-06-18", want: reports.Fail, evidence: "missing property 'version'"},
-	{mutant: "notification-with-id", want: reports.Fail, evidence: "carries an id"},
+	// In 2026-07-28 a notification with an id is also a request the server
+	// initiated (a method and an id), which that version forbids.
+	{mutant: "notification-with-id", want: reports.Fail, evidence: "carries an id", also: []string{"LIFECYCLE-NO-SERVER-REQUESTS"}},
 	// The copy (with an id) of a call's first progress lands in the segment
 	// RECONNECT-RESUME replays when the cut comes after it: a message
 	// RECONNECT-RESUME cannot relate to the resumed request (a race).
@@ -61,6 +63,16 @@ var mutantCases = []mutantCase{
 	{mutant: "header-mismatch-accepted", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
 	{mutant: "name-base64-undecoded", want: reports.Fail, evidence: "compared undecoded"},
 	{mutant: "version-header-unchecked", want: reports.Fail, evidence: "want HTTP 400 with HeaderMismatch (-32020)"},
+	{mutant: "version-header-optional", want: reports.Fail, evidence: "without an MCP-Protocol-Version header was served"},
+	// 2025 stream routing: the same progress on the POST and the GET
+	// stream; a call's response on the GET stream (a copy, so also on two
+	// streams).
+	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
+	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
+	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
+	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "extension-id-malformed", want: reports.Fail, evidence: "extension identifier"},
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
 		also: []string{"SCHEMA-VALID"}}, // the schema requires the data too
