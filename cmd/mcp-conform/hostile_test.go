@@ -435,6 +435,7 @@ var badInputChecks = map[string]bool{
 	// The tool contract and pagination judge tools/list and tools/call.
 	"TOOLS-INPUT-SCHEMA": true, "TOOLS-OUTPUT-SCHEMA": true, "TOOLS-NAMES": true, "TOOLS-LIST-STABLE": true,
 	"TOOLS-INPUT-VALIDATED": true, "PAGINATION-INVALID-CURSOR": true, "PAGINATION-WALK": true,
+	"TOOLS-STRUCTURED-TEXT": true, "TOOLS-HEADER-SENSITIVE": true,
 	// An unknown log level, judged on its own clause (no logging: SKIP).
 	"LOGGING-INVALID-LEVEL": true,
 	// Reply ids of the barrier request, and the tools capability beside

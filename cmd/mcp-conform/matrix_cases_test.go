@@ -180,15 +180,16 @@ var mutantCases = []mutantCase{
 	{mutant: "task-no-ttl", want: reports.Warn, evidence: "carries no valid ttlMs"},
 	// The 2025-11-25 schema's Task requires ttl: SCHEMA-VALID sees it too.
 	{mutant: "task-no-ttl", spec: "2025-11-25", want: reports.Fail, evidence: "carries no valid ttl ", also: []string{"SCHEMA-VALID"}},
-	// A task lost over HTTP fails every TASK check there (they all poll it);
+	// A task lost over HTTP fails every TASK check there that reads it again
+	// (they poll it; TASK-META-IGNORED gets it by id);
 	// on stdio the same checks pass: mayAlso, as also is transport-blind.
 	{mutant: "task-lost-on-disconnect", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED"}},
 	{mutant: "task-progress-after-terminal", spec: "2025-11-25", want: reports.Fail, evidence: "after tasks/get reported it cancelled"},
 	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED"}},
 	// The task contract's mutants change 2025-11-25 behaviour only (the
 	// 2026-07-28 extension has no tasks/result and names no error for an
 	// unknown task).
