@@ -28,6 +28,26 @@ type SummaryOptions struct {
 	StepSummary, StepOutput string
 }
 
+// SetCLI completes o from the summary command's own flags: exitCode (-1:
+// none given; the verdict is then computed from the report) and, with
+// GitHub, the step files the Actions runner names in its environment
+// (getenv). Its errors are bad usage.
+func (o *SummaryOptions) SetCLI(exitCode int, getenv func(string) string) error {
+	if exitCode < -1 {
+		return errors.New("--exit-code: want 0 or more")
+	}
+	if o.GitHub {
+		o.StepSummary, o.StepOutput = getenv("GITHUB_STEP_SUMMARY"), getenv("GITHUB_OUTPUT")
+		if o.StepSummary == "" || o.StepOutput == "" {
+			return errors.New("--github needs $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT (set by the GitHub Actions runner)")
+		}
+	}
+	if exitCode >= 0 {
+		o.ExitCode = &exitCode
+	}
+	return nil
+}
+
 // WriteSummary reads the JSON report at path and writes its Markdown
 // summary as o says; with o.GitHub, a report that does not exist (the run
 // could not start) is summarised as an ERROR with empty outputs.

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/internal/clientgrade"
 	"github.com/mcp-conform/mcp-conform/internal/reliabledriver"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 func newClientCmd() *cobra.Command {
@@ -26,24 +21,7 @@ func newClientCmd() *cobra.Command {
 			return exit(clientgrade.RunCLI(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.Command, "command", "", "the client's driver command line (run with /bin/sh -c; see docs/CLIENT-DRIVERS.md)")
-	fl.StringVar(&f.Transport, "transport", "", "stdio or http (default: both)")
-	fl.StringVar(&f.Spec, "spec", "all", "protocol version: 2026-07-28, 2025-11-25, 2025-06-18, or all")
-	fl.StringArrayVar(&f.Scenarios, "scenario", nil, "run only this scenario (repeatable; default: all): "+strings.Join(clientsuite.ScenarioNames(), ", "))
-	fl.StringVar(&f.JSON, "json", "", "write the JSON report (schema mcp-conform/report/v1) to this file")
-	fl.StringVar(&f.JUnit, "junit", "", "write a JUnit XML report to this file")
-	fl.StringVar(&f.HTML, "html", "", "write a self-contained HTML report (sequence diagrams: the client is the lane under test) to this file")
-	fl.StringVar(&f.SpecBase, "spec-base", reports.DefaultSpecBase, "URL or relative path the HTML report links spec references under")
-	fl.StringVar(&f.Baseline, "baseline", "", "expected-failures file (as for run): listed failures do not fail the exit code")
-	fl.BoolVar(&f.StrictBaseline, "strict-baseline", false, "a baseline entry whose check now passes (stale) fails the exit code")
-	fl.BoolVar(&f.Strict, "strict", false, "WARN (a broken SHOULD) fails the exit code too")
-	fl.BoolVarP(&f.Verbose, "verbose", "v", false, "print the transcripts of checks that did not pass")
-	fl.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress lines")
-	fl.StringVar(&f.Color, "color", "auto", "colour output: auto, always or never")
-	fl.IntVar(&f.Jobs, "jobs", 4, "how many scenario runs at once")
-	fl.Float64Var(&f.Scale, "time-scale", 1, "multiply every timeout, deadline and tolerance of the scenarios (a slow machine or client)")
-	fl.DurationVar(&f.Budget, "budget", 15*time.Minute, "bound on the whole run")
+	f.Register(cmd.Flags())
 	return cmd
 }
 
@@ -57,11 +35,7 @@ func newServeScenarioCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("locate own executable: %w", err)
-			}
-			o.Exe, o.In, o.Out, o.Signals = exe, os.Stdin, os.Stdout, clientgrade.NotifySignals()
+			o.In, o.Out, o.Signals = os.Stdin, os.Stdout, clientgrade.NotifySignals()
 			return exit(clientgrade.ServeScenario(cmd.Context(), o), nil)
 		},
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/internal/describe"
@@ -18,18 +15,7 @@ func newCoverageCmd() *cobra.Command {
 		Long:  help("coverage.txt"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := describe.Coverage()
-			if err != nil {
-				return err
-			}
-			r = r.Filter(pages...)
-			switch strings.ToLower(format) {
-			case "", "text":
-				return r.WriteText(cmd.OutOrStdout())
-			case "json":
-				return r.WriteJSON(cmd.OutOrStdout())
-			}
-			return usageError{fmt.Errorf("--format %q: want text or json", format)}
+			return describe.WriteCoverage(cmd.OutOrStdout(), format, pages)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")

@@ -65,20 +65,15 @@ func newRoot() *cobra.Command {
 		Short:         "Conformance tests and fault injection for MCP servers",
 		Long:          help("root.txt"),
 		Example:       help("root.example.txt"),
-		Version:       versionLine(),
+		Version:       stamp.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd())
-	root.AddCommand(newCoverageCmd())
-	root.AddCommand(newReviewCmd())
-	root.AddCommand(newHerdCmd())
-	root.AddCommand(newVersionCmd(), newSummaryCmd())
-	root.AddCommand(newInitCmd())
-	root.AddCommand(newReportCmd())
-	root.AddCommand(newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
+	root.AddCommand(newRunCmd(), newFixtureCmd(), newListCmd(), newExplainCmd(), newProxyCmd(), newCoverageCmd(),
+		newReviewCmd(), newHerdCmd(), newVersionCmd(), newSummaryCmd(), newInitCmd(), newReportCmd(),
+		newClientCmd(), newServeScenarioCmd(), newReliableDriverCmd())
 	return root
 }
 

@@ -19,11 +19,7 @@ func newProxyCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command, o.ListenSet = args, cmd.Flags().Changed("listen")
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-			creds, err := af.credentials(cmd.ErrOrStderr())
-			if err != nil {
-				return usageError{err}
-			}
-			if err := o.SetCredentials(creds); err != nil {
+			if err := o.UseCredentials(af.credentials, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			return proxyrun.Run(cmd.Context(), o)

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-conform/mcp-conform/internal/runner"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 func newReportCmd() *cobra.Command {
@@ -17,17 +16,9 @@ func newReportCmd() *cobra.Command {
 		Example: help("report-merge.example.txt"),
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var parts []*reports.Report
-			for _, a := range args {
-				rep, err := runner.ReadReport(a)
-				if err != nil {
-					return usageError{err}
-				}
-				parts = append(parts, rep)
-			}
-			rep, err := runner.Merge(parts)
+			rep, err := runner.MergeFiles(args)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			return o.finish(cmd, rep, nil)
 		},

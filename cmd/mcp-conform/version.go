@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -14,30 +13,21 @@ import (
 //
 //	go build -ldflags "-X main.version=v0.2.0 -X main.commit=<sha> -X main.date=<RFC 3339>"
 //
-// What is left empty comes from the module's build info (init): "go install
-// …/cmd/mcp-conform@v0.2.0" records v0.2.0; a build in a git clone records
-// a pseudo-version and the VCS revision and time; other builds say
-// "(devel)". After init, version is what every report names as the tool's
-// version.
+// What is left empty comes from the module's build info (buildinfo.Own):
+// "go install …/cmd/mcp-conform@v0.2.0" records v0.2.0; a build in a git
+// clone records a pseudo-version and the VCS revision and time; other
+// builds say "(devel)". After init, version is what every report names as
+// the tool's version, and stamp is the whole of it.
 var (
 	version string
 	commit  string
 	date    string
+	stamp   buildinfo.Stamp
 )
 
-// modified is set by init when the build info says the working tree had
-// uncommitted changes.
-var modified bool
-
 func init() {
-	bi, _ := debug.ReadBuildInfo()
-	s := buildinfo.Resolve(buildinfo.Stamp{Version: version, Commit: commit, Date: date}, bi)
-	version, commit, date, modified = s.Version, s.Commit, s.Date, s.Modified
-}
-
-// versionLine is this binary's stamp line.
-func versionLine() string {
-	return buildinfo.Stamp{Version: version, Commit: commit, Date: date, Modified: modified}.String()
+	stamp = buildinfo.Own(version, commit, date)
+	version = stamp.Version
 }
 
 func newVersionCmd() *cobra.Command {
@@ -47,7 +37,7 @@ func newVersionCmd() *cobra.Command {
 		Long:  help("version.txt"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), stamp.String())
 			return err
 		},
 	}

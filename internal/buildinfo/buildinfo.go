@@ -49,6 +49,13 @@ func Resolve(ld Stamp, bi *debug.BuildInfo) Stamp {
 	return s
 }
 
+// Own is this binary's stamp: the linker flags' version, commit and date,
+// completed from its own build info (Resolve).
+func Own(version, commit, date string) Stamp {
+	bi, _ := debug.ReadBuildInfo()
+	return Resolve(Stamp{Version: version, Commit: commit, Date: date}, bi)
+}
+
 // String is the one line "mcp-conform version" and "mcp-conform --version"
 // print:
 //

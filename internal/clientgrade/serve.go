@@ -28,7 +28,7 @@ type ServeOptions struct {
 	Report, Token string
 	Scale         float64
 	// Exe is the mcp-conform executable (it serves the reference server:
-	// "mcp-conform fixture").
+	// "mcp-conform fixture"); empty: this process's own.
 	Exe string
 	// In and Out are the client's pipes (the process's stdin and stdout).
 	In  io.Reader
@@ -52,6 +52,14 @@ func ServeScenario(ctx context.Context, o ServeOptions) int {
 	}
 	if o.Scale <= 0 {
 		o.Scale = 1
+	}
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-conform %s: locate own executable: %v\n", ServeCommand, err)
+			return 2
+		}
+		o.Exe = exe
 	}
 	conn, err := net.DialTimeout("tcp", o.Report, 5*time.Second)
 	if err != nil {

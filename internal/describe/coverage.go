@@ -1,10 +1,15 @@
 package describe
 
 import (
+	"fmt"
+	"io"
+	"strings"
+
 	"github.com/mcp-conform/mcp-conform/clients/reliable"
 	"github.com/mcp-conform/mcp-conform/clientsuite"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/internal/clauses"
+	"github.com/mcp-conform/mcp-conform/internal/usageerr"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
@@ -45,4 +50,21 @@ func Coverage() (clauses.Report, error) {
 		return clauses.Report{}, err
 	}
 	return clauses.Compute(set, CoverageCatalog(), nt), nil
+}
+
+// WriteCoverage writes "mcp-conform coverage": the coverage of the clauses
+// whose prefixes are in pages (all with none), as text or json (format).
+func WriteCoverage(w io.Writer, format string, pages []string) error {
+	r, err := Coverage()
+	if err != nil {
+		return err
+	}
+	r = r.Filter(pages...)
+	switch strings.ToLower(format) {
+	case "", "text":
+		return r.WriteText(w)
+	case "json":
+		return r.WriteJSON(w)
+	}
+	return &usageerr.Error{Err: fmt.Errorf("--format %q: want text or json", format)}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/internal/auth"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // Target says how to reach the server a draft is for.
@@ -68,14 +69,14 @@ type Session struct {
 func Connect(ctx context.Context, t Target) (*Session, error) {
 	s := &Session{Transport: t.Transport()}
 	switch s.Transport {
-	case "stdio":
+	case string(protocol.TransportStdio):
 		p, err := startProcess(t)
 		if err != nil {
 			return nil, err
 		}
 		s.proc = p
 		s.Conn = clients.NewWire(p, clients.WireOptions{})
-	case "websocket":
+	case string(protocol.TransportWebSocket):
 		h := t.Header.Clone()
 		if h == nil {
 			h = http.Header{}

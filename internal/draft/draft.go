@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // Roles lists the roles a draft considers, in the order it writes them.
@@ -140,7 +142,7 @@ func Run(ctx context.Context, t Target, opts Options) (*Draft, error) {
 		d.Command = t.Command
 	}
 	d.URL = t.URL
-	d.Restart = d.Transport == "stdio"
+	d.Restart = d.Transport == string(protocol.TransportStdio)
 	if d.Name == "" {
 		d.Name = strings.Join(d.Command, " ")
 		if d.Name == "" {

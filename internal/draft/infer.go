@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // How long the drafted slow and task calls take, and in how many steps
@@ -58,7 +60,7 @@ func Propose(tools []Tool, transport string) *Draft {
 		"no tool annotated idempotentHint: true (and not read-only) takes a key-like string argument (idempotency_key, operation_key, request_id, key, ...)")
 	if len(muts) > 0 {
 		m := muts[0]
-		if transport == "stdio" {
+		if transport == string(protocol.TransportStdio) {
 			m.Check = append(m.Check, "IDEM-CONCURRENT starts two server processes and IDEM-RESTART a new one after a kill: "+
 				"both must find the operations of the first, so give the server's store in env if its location is configurable "+
 				"({tmpdir} is a directory private to each check)")
@@ -70,11 +72,11 @@ func Propose(tools []Tool, transport string) *Draft {
 	add("task", taskCandidates(tools), "no tool declares execution.taskSupport optional or required")
 	add("flood", floodCandidates(tools), "no read-only tool looks like a progress flood (flood, burst ... with a count argument)")
 	silent := "no tool says it stays silent; SSE-HEARTBEAT needs a call that sends nothing for longer than the server's keep-alive interval, which tools/list does not tell"
-	if transport != "http" {
+	if transport != string(protocol.TransportHTTP) {
 		silent += " (SSE-HEARTBEAT runs on HTTP only)"
 	}
 	sil := silentCandidates(tools)
-	if len(sil) == 0 && transport == "http" {
+	if len(sil) == 0 && transport == string(protocol.TransportHTTP) {
 		sil = slowAsSilent(tools)
 	}
 	add("silent", sil, silent)

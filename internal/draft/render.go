@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
@@ -46,7 +47,7 @@ func Render(d *Draft) []byte {
 		fmt.Fprintf(&b, "url: %s\n", scalar(d.URL))
 	}
 	switch {
-	case d.Transport == "stdio":
+	case d.Transport == string(protocol.TransportStdio):
 		w.comment("", "restart: the harness may stop the server and start it again (IDEM-RESTART). What a restarted server must "+
 			"still know, it must keep where a new process finds it: give its storage here (env) if it is configurable; "+
 			"set restart: false if stopping it is not safe.")

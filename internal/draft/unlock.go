@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
@@ -83,7 +84,7 @@ func (d *Draft) beyondRoles(c *suites.Check) string {
 			notes = append(notes, "SKIPs without a probe on the slow role (probe: {tool, tag})")
 		}
 	case "TIMEOUT-CANCEL-STOPS":
-		if d.Transport == "http" && slow != nil && len(slow.Probe) == 0 {
+		if d.Transport == string(protocol.TransportHTTP) && slow != nil && len(slow.Probe) == 0 {
 			notes = append(notes, "on HTTP in 2026-07-28 it SKIPs without a probe on the slow role")
 		}
 	case "FLOW-SERVER-BOUNDED":

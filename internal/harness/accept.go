@@ -31,7 +31,7 @@ func AcceptsVersions(ctx context.Context, cfg *Config, target *Manifest, version
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	if target.Transport != "http" {
+	if !transportOf(target).SharedProcess {
 		for i := range versions {
 			wg.Go(func() {
 				negotiate(i, func(t *Manifest) error {

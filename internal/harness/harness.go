@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/internal/schema"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -118,11 +119,11 @@ func runCheck(ctx context.Context, c *Check, target *Manifest, body func(h *H)) 
 			v = verdict{status: reports.Fail, reason: stray}
 		}
 		v.level = reports.Must
-		if target.Transport != "websocket" {
+		if target.Via() != protocol.TransportWebSocket {
 			res.Spec = append(res.Spec, stdioPage(h.session.Version))
 		}
 	}
-	if target.Transport == "websocket" {
+	if target.Via() == protocol.TransportWebSocket {
 		// No WebSocket binding exists: a custom transport keeps the
 		// JSON-RPC message format and the message patterns, and the check
 		// holds it to the message rules every transport keeps.

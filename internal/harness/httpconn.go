@@ -2,11 +2,13 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // HConn is one connection to an HTTP target: the server process (when the
@@ -34,6 +36,29 @@ func (h *H) ConnectHTTP(rules ...faultproxy.Rule) *HConn {
 		h.Errorf("start target: %v", err)
 	}
 	return c
+}
+
+func init() {
+	registerTransport(&Transport{
+		Name: protocol.TransportHTTP,
+		Validate: func(m *Manifest) error {
+			if m.URL == "" {
+				return errors.New("http target needs a url")
+			}
+			return nil
+		},
+		Dial: func(ctx context.Context, cfg *Config, target *Manifest, sess clients.Session) (*Dialed, error) {
+			c, err := startHTTPConn(ctx, cfg, target, nil, sess, nil)
+			if err != nil {
+				return nil, err
+			}
+			// Its requests live until Close, not only while ctx (the
+			// start's bound) does.
+			life, stop := context.WithCancel(context.Background())
+			return &Dialed{Endpoint: HTTPEndpoint(life, c, c.W), W: c.W, Close: func() { stop(); c.Close() }}, nil
+		},
+		SharedProcess: true,
+	})
 }
 
 // directHTTPOptions are the options of a wire that reaches target's

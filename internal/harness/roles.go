@@ -82,21 +82,11 @@ func ValidateRoles(ctx context.Context, c *Config) error {
 func validateTarget(ctx context.Context, cfg *Config, t *Manifest) error {
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
-	var e *Endpoint
-	if t.Transport == "http" {
-		c, err := startHTTPConn(sctx, cfg, t, nil, clients.Session{}, nil)
-		if err != nil {
-			return fmt.Errorf("start the target to validate its roles: %w", err)
-		}
-		defer c.Close()
-		e = HTTPEndpoint(ctx, c, c.W)
-	} else {
-		c, err := startConn(sctx, cfg, t, nil, clients.Session{}, nil)
-		if err != nil {
-			return fmt.Errorf("start the target to validate its roles: %w", err)
-		}
-		defer c.Close()
-		e = StdioEndpoint(c)
+	c, err := transportOf(t).Dial(sctx, cfg, t, clients.Session{})
+	if err != nil {
+		return fmt.Errorf("start the target to validate its roles: %w", err)
 	}
+	defer c.Close()
+	e := c.Endpoint
 	return validateRoles(ctx, cfg.CallTimeout, t, e)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -287,7 +288,7 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 
 // transportOrder sorts stdio before http.
 func transportOrder(t string) string {
-	if t == "stdio" {
+	if t == string(protocol.TransportStdio) {
 		return "0"
 	}
 	return "1" + t

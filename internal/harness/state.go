@@ -94,21 +94,12 @@ const probeListWait = 2 * time.Second
 // retry-class table; a failure there is not an error) and stops it.
 func probeTarget(ctx context.Context, cfg *Config, target *Manifest) (clients.Session, []map[string]any, error) {
 	d := min(cfg.OpTimeout, probeListWait)
-	if target.Transport == "http" {
-		conn, err := startHTTPConn(ctx, cfg, target, nil, clients.Session{}, nil)
-		if err != nil {
-			return clients.Session{}, nil, err
-		}
-		defer conn.Close()
-		tools, _ := HTTPEndpoint(ctx, conn, conn.W).ListTools(ctx, d)
-		return conn.W.Session(), tools, nil
-	}
-	conn, err := startConn(ctx, cfg, target, nil, clients.Session{}, nil)
+	conn, err := transportOf(target).Dial(ctx, cfg, target, clients.Session{})
 	if err != nil {
 		return clients.Session{}, nil, err
 	}
 	defer conn.Close()
-	tools, _ := StdioEndpoint(conn).ListTools(ctx, d)
+	tools, _ := conn.ListTools(ctx, d)
 	return conn.W.Session(), tools, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // Conn is one connection to the target: a server process behind a fault
@@ -49,7 +50,7 @@ func (h *H) Connect(rules ...faultproxy.Rule) *Conn {
 // version the server does not support). A target that is not a stdio
 // process SKIPs.
 func (h *H) ConnectBare(rules ...faultproxy.Rule) *Conn {
-	if h.target.Transport != "stdio" {
+	if h.target.Via() != protocol.TransportStdio {
 		h.Skip("the target is not a stdio process (" + h.target.Transport + ")")
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.StartTimeout)
@@ -59,6 +60,32 @@ func (h *H) ConnectBare(rules ...faultproxy.Rule) *Conn {
 		h.Errorf("start target: %v", err)
 	}
 	return c
+}
+
+func init() {
+	registerTransport(&Transport{
+		Name: protocol.TransportStdio,
+		Validate: func(m *Manifest) error {
+			if len(m.Command) == 0 {
+				return errors.New("stdio target needs a command")
+			}
+			if len(m.Headers) > 0 || m.RequiresAuth {
+				return errors.New("headers and requiresAuth apply to http and websocket targets, not stdio")
+			}
+			return nil
+		},
+		Dial: dialFramed,
+	})
+}
+
+// dialFramed is Transport.Dial of the framed transports (stdio, and
+// WebSocket, which startConn hands to startWSConn).
+func dialFramed(ctx context.Context, cfg *Config, target *Manifest, sess clients.Session) (*Dialed, error) {
+	c, err := startConn(ctx, cfg, target, nil, sess, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Dialed{Endpoint: StdioEndpoint(c), W: c.W, Close: c.Close}, nil
 }
 
 // startConn starts the target, installs rules and negotiates: with a known
@@ -74,7 +101,7 @@ func startConnAs(ctx context.Context, cfg *Config, target *Manifest, rules []fau
 	if err != nil {
 		return nil, err
 	}
-	if target.Transport == "websocket" {
+	if target.Via() == protocol.TransportWebSocket {
 		c, err := startWSConn(ctx, cfg, target, rules, sess, h)
 		if err != nil {
 			cleanup()

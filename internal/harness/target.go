@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/internal/cmdline"
 	"github.com/mcp-conform/mcp-conform/internal/httpheader"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -122,25 +123,8 @@ func (m *Manifest) expandHeaders(lookup func(string) (string, bool)) error {
 
 // Validate checks the fields the harness relies on.
 func (m *Manifest) Validate() error {
-	if m.Transport == "" {
-		m.Transport = "stdio"
-	}
-	switch m.Transport {
-	case "stdio":
-		if len(m.Command) == 0 {
-			return errors.New("stdio target needs a command")
-		}
-	case "http":
-		if m.URL == "" {
-			return errors.New("http target needs a url")
-		}
-	case "websocket":
-		// JSON-RPC, one message per frame; command (optional) starts it.
-		if !strings.HasPrefix(m.URL, "ws://") && !strings.HasPrefix(m.URL, "wss://") {
-			return fmt.Errorf("websocket target needs a ws:// or wss:// url, not %q", m.URL)
-		}
-	default:
-		return fmt.Errorf("unknown transport %q (stdio, http or websocket)", m.Transport)
+	if err := validateTransport(m); err != nil {
+		return err
 	}
 	if m.SessionTTL != "" {
 		d, err := time.ParseDuration(m.SessionTTL)
@@ -152,9 +136,6 @@ func (m *Manifest) Validate() error {
 		if _, _, err := httpheader.Parse(name + ": " + v); err != nil {
 			return fmt.Errorf("headers: %w", err)
 		}
-	}
-	if (len(m.Headers) > 0 || m.RequiresAuth) && m.Transport == "stdio" {
-		return errors.New("headers and requiresAuth apply to http and websocket targets, not stdio")
 	}
 	for name, r := range m.Roles {
 		if r.Tool == "" {
@@ -266,7 +247,7 @@ func StdioManifest(line string) (*Manifest, error) {
 		return nil, errors.New("--stdio needs a command")
 	}
 	wd, _ := os.Getwd()
-	m := &Manifest{Name: line, Transport: "stdio", Command: argv, Dir: wd}
+	m := &Manifest{Name: line, Transport: string(protocol.TransportStdio), Command: argv, Dir: wd}
 	return m, m.Validate()
 }
 
@@ -274,9 +255,9 @@ func StdioManifest(line string) (*Manifest, error) {
 // (the server is already running), no roles.
 func URLManifest(url string) (*Manifest, error) {
 	wd, _ := os.Getwd()
-	m := &Manifest{Name: url, Transport: "http", URL: url, Dir: wd}
+	m := &Manifest{Name: url, Transport: string(protocol.TransportHTTP), URL: url, Dir: wd}
 	if strings.HasPrefix(url, "ws://") || strings.HasPrefix(url, "wss://") {
-		m.Transport = "websocket" // JSON-RPC, one message per frame
+		m.Transport = string(protocol.TransportWebSocket) // JSON-RPC, one message per frame
 	}
 	return m, m.Validate()
 }

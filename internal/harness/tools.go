@@ -38,23 +38,12 @@ func TargetTools(ctx context.Context, cfg *Config, target *Manifest) ([]ToolInfo
 	cfg = cfg.WithDefaults()
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
-	var w caller
-	switch target.Transport {
-	case "http":
-		c, err := startHTTPConn(sctx, cfg, target, nil, clients.Session{}, nil)
-		if err != nil {
-			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
-		}
-		defer c.Close()
-		w = c.W
-	default:
-		c, err := startConn(sctx, cfg, target, nil, clients.Session{}, nil)
-		if err != nil {
-			return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
-		}
-		defer c.Close()
-		w = c.W
+	c, err := transportOf(target).Dial(sctx, cfg, target, clients.Session{})
+	if err != nil {
+		return nil, "", fmt.Errorf("start %s: %w", target.Name, err)
 	}
+	defer c.Close()
+	w := c.W
 	call := func(ctx context.Context, p map[string]any) (clients.Message, error) {
 		return w.Call(ctx, "tools/list", p)
 	}

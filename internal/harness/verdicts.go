@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -86,7 +87,7 @@ func (h *H) StrayOutput() string {
 	if n == 0 {
 		return ""
 	}
-	if h.target.Transport == "websocket" {
+	if h.target.Via() == protocol.TransportWebSocket {
 		return fmt.Sprintf("the server sent %d frame(s) that are not JSON-RPC messages, the first: %q "+
 			"(custom transports \"MUST preserve the JSON-RPC message format\"; stdio: \"The server MUST NOT write anything to its stdout that is not a valid MCP message.\")", n, first)
 	}

@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // JSON-RPC over WebSocket (manifest transport "websocket", url ws://…) is
@@ -29,6 +31,20 @@ func CustomTransportsPage(v string) string {
 		return CustomTransports
 	}
 	return "specification/" + v + "/basic/transports.mdx"
+}
+
+func init() {
+	registerTransport(&Transport{
+		Name: protocol.TransportWebSocket,
+		Validate: func(m *Manifest) error {
+			// JSON-RPC, one message per frame; command (optional) starts it.
+			if !strings.HasPrefix(m.URL, "ws://") && !strings.HasPrefix(m.URL, "wss://") {
+				return fmt.Errorf("websocket target needs a ws:// or wss:// url, not %q", m.URL)
+			}
+			return nil
+		},
+		Dial: dialFramed,
+	})
 }
 
 // startWSConn starts the WebSocket target (when it has a command) behind a

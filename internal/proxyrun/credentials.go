@@ -2,6 +2,7 @@ package proxyrun
 
 import (
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/mcp-conform/mcp-conform/internal/auth"
@@ -20,4 +21,15 @@ func (o *Options) SetCredentials(c *auth.Credentials) error {
 	o.Redact = c.Names()
 	o.Authorize = func(req *http.Request) error { return c.Apply(req.Context(), auth.Endpoint(req), req.Header) }
 	return nil
+}
+
+// UseCredentials builds the command line's credentials (build, its log
+// receiving the OAuth client's lines) and sets them (SetCredentials). A
+// credential flag that cannot be used is bad usage.
+func (o *Options) UseCredentials(build func(log io.Writer) (*auth.Credentials, error), log io.Writer) error {
+	c, err := build(log)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	return o.SetCredentials(c)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/auth"
 	"github.com/mcp-conform/mcp-conform/internal/runner"
 	"github.com/mcp-conform/mcp-conform/internal/usageerr"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
@@ -53,7 +54,7 @@ func RunCLI(ctx context.Context, f CLIOptions, stdout, stderr io.Writer) (int, e
 	}
 	cfg := &suites.Config{Targets: ts, Spec: f.Spec, StartTimeout: f.StartTimeout, OpTimeout: f.OpTimeout, CallTimeout: f.MaxTimeout}
 	if f.Auth {
-		if f.URL == "" && f.Manifest == "" || ts[0].Transport == "stdio" {
+		if f.URL == "" && f.Manifest == "" || ts[0].Transport == string(protocol.TransportStdio) {
 			return 0, &UsageError{Err: errors.New("--header, --header-env and --oauth-… apply to an HTTP target: --url, or a manifest with transport http")}
 		}
 		if cfg.Credentials, err = f.Credentials(stderr); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/internal/retryclass"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -94,15 +95,15 @@ func Tool(t *suites.Manifest, version string, tool suites.ToolInfo, o Options) R
 
 	modern := clients.EraOf(version) == clients.EraModern
 	switch {
-	case t.Transport == "http" && modern:
+	case t.Transport == string(protocol.TransportHTTP) && modern:
 		row.Cancellation = "close the request's response stream (in " + version + " the disconnect is the cancellation)"
-	case t.Transport == "http":
+	case t.Transport == string(protocol.TransportHTTP):
 		row.Cancellation = "send notifications/cancelled (in " + orDash(version) + " a disconnect is not a cancellation)"
 	default:
 		row.Cancellation = "send notifications/cancelled"
 	}
 	resets := "notifications/progress only"
-	if t.Transport == "http" {
+	if t.Transport == string(protocol.TransportHTTP) {
 		resets += " (not SSE comment keep-alives)"
 	}
 	row.Timeout = fmt.Sprintf("idle %s, reset by %s; max %s, never reset; on expiry cancel and ignore a late response",
@@ -189,7 +190,7 @@ func failureModes(transport string, modern bool, roles []string, class reports.R
 		m = append(m, "progress after the final response or after cancellation (must not happen)",
 			"timeout: idle clock reset by progress, maximum clock not")
 	}
-	if transport == "http" {
+	if transport == string(protocol.TransportHTTP) {
 		m = append(m, "buffering reverse proxy: needs Content-Type: text/event-stream, Cache-Control: no-cache, X-Accel-Buffering: no",
 			"idle stream closed by an intermediary: SSE comment keep-alives")
 		if modern {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/internal/auth"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites"
 )
@@ -120,7 +121,7 @@ func configFromFlags(f CLIOptions, stderr io.Writer) (*suites.Config, error) {
 		CallTimeout: f.CallTimeout, OpTimeout: f.OpTimeout, StartTimeout: f.StartTimeout, Seed: f.Seed}
 	if f.Auth {
 		for _, t := range ts {
-			if t.Transport == "stdio" || (f.URL == "" && f.Manifest == "") {
+			if t.Transport == string(protocol.TransportStdio) || (f.URL == "" && f.Manifest == "") {
 				return nil, usage(errors.New("--header, --header-env and --oauth-… apply to an HTTP (or WebSocket) target: --url, or a manifest with transport http"))
 			}
 		}

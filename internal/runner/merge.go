@@ -14,6 +14,25 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites"
 )
 
+// MergeFiles reads the JSON reports at paths and merges them (Merge):
+// "mcp-conform report merge". Its errors are bad usage (a file that is not
+// a report, parts that do not belong together).
+func MergeFiles(paths []string) (*reports.Report, error) {
+	var parts []*reports.Report
+	for _, p := range paths {
+		rep, err := ReadReport(p)
+		if err != nil {
+			return nil, usage(err)
+		}
+		parts = append(parts, rep)
+	}
+	rep, err := Merge(parts)
+	if err != nil {
+		return nil, usage(err)
+	}
+	return rep, nil
+}
+
 // Merge joins the JSON reports of runs that each checked a part of a whole:
 // the children of a split run, the --shard slices of CI jobs, or runs of
 // different targets. The result is the report the whole run gives: every
