@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // DefaultSpecBase is where the HTML report links specification references
@@ -321,7 +323,7 @@ func levelCounts(checks []Check) []levelRow {
 // eraOf names the wire contract of a protocol version.
 func eraOf(v string) string {
 	switch {
-	case v >= "2026-07-28":
+	case !protocol.Version(v).Before(protocol.V20260728):
 		return "stateless era"
 	case strings.HasPrefix(v, "2025-"):
 		return "stateful era"

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -276,7 +277,7 @@ func versionHeaderMismatch(h *H) {
 func headerlessVersion(supported []string) string {
 	old := ""
 	for _, v := range supported {
-		if v < "2025-06-18" && v > old {
+		if protocol.Version(v).Before(protocol.V20250618) && protocol.Compare(protocol.Version(v), protocol.Version(old)) > 0 {
 			old = v
 		}
 	}

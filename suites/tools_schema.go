@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/internal/schema"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -329,7 +330,7 @@ func toolsOutputSchema(h *H) {
 		if len(targets) == 0 {
 			h.Skip(noStructuredTarget)
 		}
-		strict := h.Version() >= "2025-11-25"
+		strict := !protocol.Version(h.Version()).Before(protocol.V20251125)
 		judged := 0
 		for _, tg := range targets {
 			sch, err := schema.CompileTool(tg.tool.Def.OutputSchema)
@@ -545,7 +546,7 @@ func toolsInputValidated(h *H) {
 		switch {
 		case o.IsError:
 			h.Notef("tools/call %s with %s: a tool execution error (isError), id %s", pick.Name, what, m.Env.ID)
-		case o.RPCError && h.Version() >= "2025-11-25":
+		case o.RPCError && !protocol.Version(h.Version()).Before(protocol.V20251125):
 			h.Warnf("tools/call %s with %s was refused with the JSON-RPC error %d (id %s), not a tool execution error (isError: true), "+
 				"where tools.mdx %s lists input validation errors among tool execution errors", pick.Name, what, errorCode(m.Env.Error), m.Env.ID, h.Version())
 		case o.RPCError:

@@ -100,7 +100,7 @@ const StdioModernPage = "specification/2026-07-28/basic/transports/stdio.mdx"
 
 // stdioPage is the specification page of the stdio transport in version v.
 func stdioPage(v string) string {
-	if v == "" || v >= "2026-07-28" {
+	if v == "" || !protocol.Version(v).Before(protocol.V20260728) {
 		return StdioModernPage
 	}
 	return "specification/" + v + "/basic/transports.mdx"

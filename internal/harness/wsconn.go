@@ -27,7 +27,7 @@ const CustomTransports = "specification/2026-07-28/basic/transports/index.mdx"
 // CustomTransportsPage is the page of version v with the Custom Transports
 // section: transports/index.mdx in 2026-07-28, transports.mdx before.
 func CustomTransportsPage(v string) string {
-	if v == "" || v >= "2026-07-28" {
+	if v == "" || !protocol.Version(v).Before(protocol.V20260728) {
 		return CustomTransports
 	}
 	return "specification/" + v + "/basic/transports.mdx"
