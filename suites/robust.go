@@ -312,7 +312,7 @@ func parseError(h *H) {
 		switch {
 		case !ok:
 			h.Failf("no reply to a line that is not JSON (want a JSON-RPC error -32700 with id null)")
-		case m.Env.Error == nil || m.Env.Error.Code != -32700:
+		case m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeParseError:
 			h.Failf("the parse error was answered with %s (want code -32700)", m.Raw)
 		case m.Env.ID != "null":
 			h.Failf("the parse error's id is %s (want null): %s", m.Env.ID, m.Raw)
@@ -347,7 +347,7 @@ func invalidRequest(h *H) {
 					h.Failf("no reply to %s %s (want a JSON-RPC error -32600)", p.what, p.line)
 				case m.Env.Kind != jsonrpc.ErrorReply:
 					h.Failf("%s was processed, not rejected: %s (want a JSON-RPC error -32600)", p.what, clip(m.Raw))
-				case m.Env.Error == nil || m.Env.Error.Code != -32600:
+				case m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeInvalidRequest:
 					h.Failf("%s was answered with %s (want code -32600)", p.what, clip(m.Raw))
 				}
 				continue
@@ -356,7 +356,7 @@ func invalidRequest(h *H) {
 			if resp.StatusCode < 400 || resp.StatusCode > 499 {
 				h.Failf("%s got HTTP %d, want a 4xx error status: %s", p.what, resp.StatusCode, clip(body))
 			}
-			if env := jsonrpc.Parse(firstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != -32600 {
+			if env := jsonrpc.Parse(firstJSON(resp, body)); env.Kind == jsonrpc.ErrorReply && env.Error != nil && env.Error.Code != jsonrpc.CodeInvalidRequest {
 				h.Notef("%s: HTTP %d with JSON-RPC error code %d (JSON-RPC names -32600)", p.what, resp.StatusCode, env.Error.Code)
 			}
 			r.ping("after " + p.what)
@@ -383,7 +383,7 @@ func unknownMethod(h *H) {
 		if env.Kind != jsonrpc.ErrorReply || env.Error == nil {
 			h.Failf("unknown method %s was answered%s with %q, not a JSON-RPC error", method, status, clip(raw))
 		}
-		if env.Error.Code != -32601 {
+		if env.Error.Code != jsonrpc.CodeMethodNotFound {
 			h.Failf("unknown method answered with code %d (want -32601): %s", env.Error.Code, clip(raw))
 		}
 	}

@@ -285,7 +285,7 @@ func duplicateID(h *H) {
 // of a tool result.
 func answersBarrier(m clients.Message) bool {
 	if m.Env.Kind == jsonrpc.ErrorReply {
-		return m.Env.Error != nil && m.Env.Error.Code == -32600
+		return m.Env.Error != nil && m.Env.Error.Code == jsonrpc.CodeInvalidRequest
 	}
 	var r struct {
 		Result struct {

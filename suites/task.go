@@ -193,7 +193,7 @@ func taskCancelTerminalError(h *H) {
 	final := obs[0][len(obs[0])-1].status
 	m := t.cancel(a.ID)
 	if !t.modern {
-		if m.Env.Kind != jsonrpc.ErrorReply || m.Env.Error == nil || m.Env.Error.Code != -32602 {
+		if m.Env.Kind != jsonrpc.ErrorReply || m.Env.Error == nil || m.Env.Error.Code != jsonrpc.CodeInvalidParams {
 			h.Failf("tasks/cancel of the %s task %s answered %s; want the error -32602 (Invalid params)", final, a.ID, rawText(m))
 		}
 	}
