@@ -1,7 +1,6 @@
 package clients
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,25 +38,8 @@ func readReq(r *http.Request) (httpReq, error) {
 	if err != nil || len(body) == 0 {
 		return hr, err
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
-		return hr, err
-	}
-	hr.ID, hr.Method = m.ID, m.Method
-	if m.Params != nil {
-		d := json.NewDecoder(bytes.NewReader(m.Params))
-		d.UseNumber()
-		if err := d.Decode(&hr.Params); err != nil {
-			return hr, err
-		}
-	}
-	return hr, nil
+	hr.ID, hr.Method, _, hr.Params, err = decodeReq(body)
+	return hr, err
 }
 
 func writeJSON(w http.ResponseWriter, status int, body string) {
