@@ -87,6 +87,20 @@ func benchTarget(b *testing.B, up *httptest.Server, viaProxy bool) string {
 	return p.URL()
 }
 
+// readStream GETs url and reads the whole body, failing unless it is want
+// bytes long.
+func readStream(b *testing.B, c *http.Client, url string, want int64) {
+	resp, err := c.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || n != want {
+		b.Fatalf("read %d of %d bytes: %v", n, want, err)
+	}
+}
+
 func benchClient(b *testing.B) *http.Client {
 	tr := &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64}
 	b.Cleanup(tr.CloseIdleConnections)
@@ -201,15 +215,7 @@ func BenchmarkHTTPSSEThroughput(b *testing.B) {
 		b.ResetTimer()
 		cpu0 := cpuTime()
 		for i := 0; i < b.N; i++ {
-			resp, err := c.Get(url)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if err != nil || n != want {
-				b.Fatalf("read %d of %d bytes: %v", n, want, err)
-			}
+			readStream(b, c, url, want)
 		}
 		cpu := cpuTime() - cpu0
 		b.StopTimer()
