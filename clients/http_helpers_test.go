@@ -120,6 +120,18 @@ func sleepCtx(r *http.Request, d time.Duration) bool {
 }
 
 // recorder keeps the requests a scripted server received.
+// read reads and records the JSON-RPC message r posts; a body that is not
+// one is answered with a parse error (ok false).
+func (rec *recorder) read(w http.ResponseWriter, r *http.Request) (req httpReq, ok bool) {
+	req, err := readReq(r)
+	rec.add(req)
+	if err != nil {
+		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
+		return req, false
+	}
+	return req, true
+}
+
 type recorder struct {
 	mu   sync.Mutex
 	reqs []httpReq
@@ -197,10 +209,8 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, rpcError(nil, jsonrpc.CodeInvalidRequest, "Method Not Allowed", ""))
 		return
 	}
-	req, err := readReq(r)
-	s.rec.add(req)
-	if err != nil {
-		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
+	req, ok := s.rec.read(w, r)
+	if !ok {
 		return
 	}
 	if s.rejectStatus != 0 {
@@ -348,10 +358,8 @@ func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.get(w, r)
 		return
 	}
-	req, err := readReq(r)
-	s.rec.add(req)
-	if err != nil {
-		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
+	req, ok := s.rec.read(w, r)
+	if !ok {
 		return
 	}
 	if req.Method == "initialize" {

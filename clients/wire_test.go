@@ -274,15 +274,22 @@ func TestSameIDPendingsFIFO(t *testing.T) {
 	}
 }
 
-func TestCloseUnblocksEverything(t *testing.T) {
-	w, p := newPair(t, WireOptions{})
-	ctx := testCtx(t)
+// startSlow starts a request "slow" the peer receives and never answers.
+func startSlow(t *testing.T, ctx context.Context, w *Wire, p *peer) *Pending {
+	t.Helper()
 	wait := p.run(func(p *peer) error { _, err := p.expect("slow"); return err })
 	pend, err := w.Start(ctx, w.NewID(), "slow", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wait()
+	return pend
+}
+
+func TestCloseUnblocksEverything(t *testing.T) {
+	w, p := newPair(t, WireOptions{})
+	ctx := testCtx(t)
+	pend := startSlow(t, ctx, w, p)
 	errs := make(chan error, 3)
 	go func() { _, err := pend.Wait(ctx); errs <- err }()
 	go func() { _, err := w.WaitFor(ctx, 0, func(Message) bool { return false }); errs <- err }()
@@ -314,12 +321,7 @@ func TestCloseUnblocksEverything(t *testing.T) {
 func TestContextCancellation(t *testing.T) {
 	w, p := newPair(t, WireOptions{})
 	ctx := testCtx(t)
-	wait := p.run(func(p *peer) error { _, err := p.expect("slow"); return err })
-	pend, err := w.Start(ctx, w.NewID(), "slow", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait()
+	pend := startSlow(t, ctx, w, p)
 	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 	defer cancel()
 	if _, err := pend.Wait(short); !errors.Is(err, context.DeadlineExceeded) {
