@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/bench/internal/piped"
 	"github.com/mcp-conform/mcp-conform/sse"
 )
 
@@ -437,16 +437,8 @@ func streams(c *http.Client, base string, n, k int) (time.Duration, error) {
 // stdioRoundTrips starts argv (a line echo, possibly behind a relay) and
 // times n sequential line round trips after 200 unmeasured ones.
 func stdioRoundTrips(argv []string, n int) ([]time.Duration, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := piped.Start(argv, nil)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	watchdog := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
