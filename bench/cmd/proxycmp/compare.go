@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/bench/internal/piped"
+	"github.com/mcp-conform/mcp-conform/internal/benchwire"
 	"github.com/mcp-conform/mcp-conform/sse"
 )
 
@@ -290,14 +291,10 @@ func diagLine(on bool, metric, path string, n int) {
 
 // post sends call to base+path with an MCP client's headers.
 func post(c *http.Client, base, path string) (*http.Response, error) {
-	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(call))
+	req, err := benchwire.NewPost(base+path, call)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "bench-session")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	return c.Do(req)
 }
 
