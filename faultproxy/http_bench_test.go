@@ -85,8 +85,7 @@ func readStream(b *testing.B, c *http.Client, url string, want int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	n, err := benchwire.Drain(resp)
 	if err != nil || n != want {
 		b.Fatalf("read %d of %d bytes: %v", n, want, err)
 	}
@@ -115,8 +114,7 @@ func roundTrip(c *http.Client, url string, want int) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	n, err := benchwire.Drain(resp)
 	if err != nil {
 		return err
 	}

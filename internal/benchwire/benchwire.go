@@ -5,6 +5,7 @@ package benchwire
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -28,6 +29,13 @@ func WriteEvents(w http.ResponseWriter, ev []byte, n int) {
 		}
 		f.Flush()
 	}
+}
+
+// Drain reads resp's body to its end, closes it and returns its length.
+func Drain(resp *http.Response) (int64, error) {
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return n, err
 }
 
 // NewPost is a POST of body to url with the headers of an MCP client in a

@@ -303,8 +303,7 @@ func roundTrip(c *http.Client, base string) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	n, err := benchwire.Drain(resp)
 	if err != nil {
 		return err
 	}
