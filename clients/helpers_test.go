@@ -76,6 +76,28 @@ func (p *peer) run(script func(p *peer) error) (wait func()) {
 	}
 }
 
+// receive runs a script receiving n messages, each passed on got and, with
+// answer, answered with an empty result; wait is run's.
+func (p *peer) receive(n int, answer bool) (got <-chan req, wait func()) {
+	ch := make(chan req, n)
+	return ch, p.run(func(p *peer) error {
+		for range n {
+			r, err := p.recv()
+			if err != nil {
+				return err
+			}
+			ch <- r
+			if !answer {
+				continue
+			}
+			if err := p.reply(r, `{}`); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func (p *peer) recv() (req, error) {
 	_ = p.conn.SetReadDeadline(time.Now().Add(testTimeout))
 	line, err := p.br.ReadBytes('\n')
@@ -83,25 +105,38 @@ func (p *peer) recv() (req, error) {
 		return req{}, fmt.Errorf("recv: %w", err)
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
-	var w struct {
+	r := req{Raw: line}
+	var rawParams json.RawMessage
+	r.ID, r.Method, rawParams, r.Params, err = decodeReq(line)
+	r.HasPar = rawParams != nil
+	if err != nil && rawParams == nil {
+		return req{Raw: line}, fmt.Errorf("recv %q: %w", line, err)
+	}
+	if err != nil {
+		return r, fmt.Errorf("params %q: %w", rawParams, err)
+	}
+	return r, nil
+}
+
+// decodeReq reads the id, method and params (numbers as json.Number) of a
+// JSON-RPC message; on an error in the params, rawParams is set.
+func decodeReq(msg []byte) (id json.RawMessage, method string, rawParams json.RawMessage, params map[string]any, err error) {
+	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	d := json.NewDecoder(bytes.NewReader(line))
+	d := json.NewDecoder(bytes.NewReader(msg))
 	d.UseNumber()
-	if err := d.Decode(&w); err != nil {
-		return req{Raw: line}, fmt.Errorf("recv %q: %w", line, err)
+	if err := d.Decode(&m); err != nil {
+		return nil, "", nil, nil, err
 	}
-	r := req{Raw: line, ID: w.ID, Method: w.Method, HasPar: w.Params != nil}
-	if w.Params != nil {
-		d := json.NewDecoder(bytes.NewReader(w.Params))
+	if m.Params != nil {
+		d := json.NewDecoder(bytes.NewReader(m.Params))
 		d.UseNumber()
-		if err := d.Decode(&r.Params); err != nil {
-			return r, fmt.Errorf("params %q: %w", w.Params, err)
-		}
+		err = d.Decode(&params)
 	}
-	return r, nil
+	return m.ID, m.Method, m.Params, params, err
 }
 
 func (p *peer) send(format string, args ...any) error {

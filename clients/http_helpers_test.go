@@ -1,7 +1,6 @@
 package clients
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,25 +38,8 @@ func readReq(r *http.Request) (httpReq, error) {
 	if err != nil || len(body) == 0 {
 		return hr, err
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
-		return hr, err
-	}
-	hr.ID, hr.Method = m.ID, m.Method
-	if m.Params != nil {
-		d := json.NewDecoder(bytes.NewReader(m.Params))
-		d.UseNumber()
-		if err := d.Decode(&hr.Params); err != nil {
-			return hr, err
-		}
-	}
-	return hr, nil
+	hr.ID, hr.Method, _, hr.Params, err = decodeReq(body)
+	return hr, err
 }
 
 func writeJSON(w http.ResponseWriter, status int, body string) {
@@ -138,6 +120,18 @@ func sleepCtx(r *http.Request, d time.Duration) bool {
 }
 
 // recorder keeps the requests a scripted server received.
+// read reads and records the JSON-RPC message r posts; a body that is not
+// one is answered with a parse error (ok false).
+func (rec *recorder) read(w http.ResponseWriter, r *http.Request) (req httpReq, ok bool) {
+	req, err := readReq(r)
+	rec.add(req)
+	if err != nil {
+		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
+		return req, false
+	}
+	return req, true
+}
+
 type recorder struct {
 	mu   sync.Mutex
 	reqs []httpReq
@@ -215,10 +209,8 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, rpcError(nil, jsonrpc.CodeInvalidRequest, "Method Not Allowed", ""))
 		return
 	}
-	req, err := readReq(r)
-	s.rec.add(req)
-	if err != nil {
-		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
+	req, ok := s.rec.read(w, r)
+	if !ok {
 		return
 	}
 	if s.rejectStatus != 0 {
@@ -366,10 +358,8 @@ func (s *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.get(w, r)
 		return
 	}
-	req, err := readReq(r)
-	s.rec.add(req)
-	if err != nil {
-		writeJSON(w, 400, rpcError(nil, jsonrpc.CodeParseError, "Parse error", ""))
+	req, ok := s.rec.read(w, r)
+	if !ok {
 		return
 	}
 	if req.Method == "initialize" {

@@ -3,7 +3,6 @@ package clients
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -19,11 +18,7 @@ import (
 // no method) and returns the HTTP status (202 when accepted); err is only
 // for a failed exchange, as for Notify.
 func (w *HTTPWire) Reply(ctx context.Context, id jsonrpc.ID, result any) (status int, err error) {
-	line, err := marshalLine(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result"`
-	}{jsonrpc.Version, id.Raw(), result})
+	line, err := responseLine(id, result)
 	if err != nil {
 		return 0, err
 	}

@@ -24,6 +24,16 @@ type outMsg struct {
 
 // marshalLine encodes v as one line, without HTML escaping (bytes on the wire
 // stay what the caller wrote), ending in "\n".
+// responseLine is the line of a JSON-RPC response with id and result
+// (marshalled as given; nil is sent as null).
+func responseLine(id jsonrpc.ID, result any) ([]byte, error) {
+	return marshalLine(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{jsonrpc.Version, id.Raw(), result})
+}
+
 func marshalLine(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -57,6 +57,55 @@ func expectInitialize(p *peer, want, answer string, expectInitialized bool) erro
 	return nil
 }
 
+// probed is the script of a peer that receives the modern probe, answers it
+// and then takes the steps, in order.
+func probed(answer func(p *peer, r req) error, steps ...func(p *peer) error) func(p *peer) error {
+	return func(p *peer) error {
+		r, err := expectDiscover(p, "2026-07-28")
+		if err != nil {
+			return err
+		}
+		if err := answer(p, r); err != nil {
+			return err
+		}
+		for _, step := range steps {
+			if err := step(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// result answers with a result (JSON text).
+func result(text string) func(p *peer, r req) error {
+	return func(p *peer, r req) error { return p.reply(r, text) }
+}
+
+// answerError answers with a JSON-RPC error.
+func answerError(code int, msg, data string) func(p *peer, r req) error {
+	return func(p *peer, r req) error { return p.replyErr(r, code, msg, data) }
+}
+
+// initialize is the step of expectInitialize.
+func initialize(want, answer string, expectInitialized bool) func(p *peer) error {
+	return func(p *peer) error { return expectInitialize(p, want, answer, expectInitialized) }
+}
+
+// answerLate is a peer that initializes at 2025-11-25 without answering
+// the probe first, and answers it (-32601) only afterwards: a late answer
+// to the probe is only recorded.
+func answerLate(p *peer) error {
+	r, err := expectDiscover(p, "2026-07-28")
+	if err != nil {
+		return err
+	}
+	if err := expectInitialize(p, "2025-11-25", "2025-11-25", true); err != nil {
+		return err
+	}
+	return p.replyErr(r, jsonrpc.CodeMethodNotFound, "late", "")
+}
+
 // expectEOF checks that nothing more arrives before the wire is closed.
 func expectEOF(p *peer) error {
 	r, err := p.recv()
@@ -82,27 +131,15 @@ func TestNegotiate(t *testing.T) {
 		checkPing bool
 	}{
 		{
-			name: "discover result → modern",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				return p.reply(r, fmt.Sprintf(discoverOK, `["2025-11-25","2026-07-28"]`))
-			},
-			wantV: "2026-07-28", wantEra: EraModern, checkPing: true,
+			name:   "discover result → modern",
+			script: probed(result(fmt.Sprintf(discoverOK, `["2025-11-25","2026-07-28"]`))),
+			wantV:  "2026-07-28", wantEra: EraModern, checkPing: true,
 		},
 		{
-			name:  "forced modern, discover result",
-			force: "2026-07-28",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				return p.reply(r, fmt.Sprintf(discoverOK, `["2026-07-28"]`))
-			},
-			wantV: "2026-07-28", wantEra: EraModern, checkPing: true,
+			name:   "forced modern, discover result",
+			force:  "2026-07-28",
+			script: probed(result(fmt.Sprintf(discoverOK, `["2026-07-28"]`))),
+			wantV:  "2026-07-28", wantEra: EraModern, checkPing: true,
 		},
 		{
 			name: "-32022 with known modern version → retry, modern",
@@ -126,106 +163,39 @@ func TestNegotiate(t *testing.T) {
 			wantV: "2026-07-28", wantEra: EraModern, checkPing: true,
 		},
 		{
-			name: "-32022 with no known modern version → error, no initialize",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.replyErr(r, jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":["2099-01-01","2025-11-25"],"requested":"2026-07-28"}`); err != nil {
-					return err
-				}
-				return expectEOF(p)
-			},
+			name:    "-32022 with no known modern version → error, no initialize",
+			script:  probed(answerError(jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version", `{"supported":["2099-01-01","2025-11-25"],"requested":"2026-07-28"}`), expectEOF),
 			wantErr: "2099-01-01",
 		},
 		{
-			name: "-32601 → legacy initialize",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.replyErr(r, jsonrpc.CodeMethodNotFound, "Method not found", ""); err != nil {
-					return err
-				}
-				return expectInitialize(p, "2025-11-25", "2025-11-25", true)
-			},
-			wantV: "2025-11-25", wantEra: EraLegacy, checkPing: true,
+			name:   "-32601 → legacy initialize",
+			script: probed(answerError(jsonrpc.CodeMethodNotFound, "Method not found", ""), initialize("2025-11-25", "2025-11-25", true)),
+			wantV:  "2025-11-25", wantEra: EraLegacy, checkPing: true,
 		},
 		{
-			name: "non-DiscoverResult result → legacy; server picks older known version",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.reply(r, `{}`); err != nil {
-					return err
-				}
-				return expectInitialize(p, "2025-11-25", "2025-06-18", true)
-			},
-			wantV: "2025-06-18", wantEra: EraLegacy, checkPing: true,
+			name:   "non-DiscoverResult result → legacy; server picks older known version",
+			script: probed(result(`{}`), initialize("2025-11-25", "2025-06-18", true)),
+			wantV:  "2025-06-18", wantEra: EraLegacy, checkPing: true,
 		},
 		{
-			name: "silence → legacy after probe timeout",
-			opts: WireOptions{ProbeTimeout: 100 * time.Millisecond},
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := expectInitialize(p, "2025-11-25", "2025-11-25", true); err != nil {
-					return err
-				}
-				// A late answer to the probe is only recorded.
-				return p.replyErr(r, jsonrpc.CodeMethodNotFound, "late", "")
-			},
-			wantV: "2025-11-25", wantEra: EraLegacy, checkPing: true,
+			name:   "silence → legacy after probe timeout",
+			opts:   WireOptions{ProbeTimeout: 100 * time.Millisecond},
+			script: answerLate,
+			wantV:  "2025-11-25", wantEra: EraLegacy, checkPing: true,
 		},
 		{
-			name: "discover lists only legacy versions → initialize at the common one",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.reply(r, fmt.Sprintf(discoverOK, `["2025-06-18"]`)); err != nil {
-					return err
-				}
-				return expectInitialize(p, "2025-06-18", "2025-06-18", true)
-			},
-			wantV: "2025-06-18", wantEra: EraLegacy,
+			name:   "discover lists only legacy versions → initialize at the common one",
+			script: probed(result(fmt.Sprintf(discoverOK, `["2025-06-18"]`)), initialize("2025-06-18", "2025-06-18", true)),
+			wantV:  "2025-06-18", wantEra: EraLegacy,
 		},
 		{
-			name: "discover lists nothing known → error",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.reply(r, fmt.Sprintf(discoverOK, `["2099-01-01"]`)); err != nil {
-					return err
-				}
-				return expectEOF(p)
-			},
+			name:    "discover lists nothing known → error",
+			script:  probed(result(fmt.Sprintf(discoverOK, `["2099-01-01"]`)), expectEOF),
 			wantErr: "none of which",
 		},
 		{
-			name: "legacy server chooses an unknown version → error naming it",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.replyErr(r, jsonrpc.CodeInvalidParams, "Invalid params", ""); err != nil {
-					return err
-				}
-				if err := expectInitialize(p, "2025-11-25", "2024-11-05", false); err != nil {
-					return err
-				}
-				return expectEOF(p)
-			},
+			name:    "legacy server chooses an unknown version → error naming it",
+			script:  probed(answerError(jsonrpc.CodeInvalidParams, "Invalid params", ""), initialize("2025-11-25", "2024-11-05", false), expectEOF),
 			wantErr: `"2024-11-05"`,
 		},
 		{
@@ -266,18 +236,9 @@ func TestNegotiate(t *testing.T) {
 			wantErr: `server chose protocol version "2025-11-25"`,
 		},
 		{
-			name:  "force modern against a legacy peer → error, no initialize",
-			force: "2026-07-28",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.replyErr(r, jsonrpc.CodeMethodNotFound, "Method not found", ""); err != nil {
-					return err
-				}
-				return expectEOF(p)
-			},
+			name:    "force modern against a legacy peer → error, no initialize",
+			force:   "2026-07-28",
+			script:  probed(answerError(jsonrpc.CodeMethodNotFound, "Method not found", ""), expectEOF),
 			wantErr: "-32601",
 		},
 		{
@@ -293,18 +254,9 @@ func TestNegotiate(t *testing.T) {
 			wantErr: "no initialize fallback",
 		},
 		{
-			name:  "force modern, discover lacks it → error",
-			force: "2026-07-28",
-			script: func(p *peer) error {
-				r, err := expectDiscover(p, "2026-07-28")
-				if err != nil {
-					return err
-				}
-				if err := p.reply(r, fmt.Sprintf(discoverOK, `["2025-11-25"]`)); err != nil {
-					return err
-				}
-				return expectEOF(p)
-			},
+			name:    "force modern, discover lacks it → error",
+			force:   "2026-07-28",
+			script:  probed(result(fmt.Sprintf(discoverOK, `["2025-11-25"]`)), expectEOF),
 			wantErr: "not the forced",
 		},
 	}
@@ -373,16 +325,7 @@ func TestNegotiate(t *testing.T) {
 func TestNegotiateSilenceTiming(t *testing.T) {
 	w, p := newPair(t, WireOptions{ProbeTimeout: 100 * time.Millisecond})
 	ctx := testCtx(t)
-	wait := p.run(func(p *peer) error {
-		r, err := expectDiscover(p, "2026-07-28")
-		if err != nil {
-			return err
-		}
-		if err := expectInitialize(p, "2025-11-25", "2025-11-25", true); err != nil {
-			return err
-		}
-		return p.replyErr(r, jsonrpc.CodeMethodNotFound, "late", "")
-	})
+	wait := p.run(answerLate)
 	start := time.Now()
 	s, err := w.Negotiate(ctx, "")
 	elapsed := time.Since(start)

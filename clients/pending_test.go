@@ -12,20 +12,7 @@ func TestMetaInjectionModern(t *testing.T) {
 	w, p := newPair(t, WireOptions{})
 	w.SetSession(Session{Version: "2026-07-28", Era: EraModern})
 	ctx := testCtx(t)
-	got := make(chan req, 3)
-	wait := p.run(func(p *peer) error {
-		for range 3 {
-			r, err := p.recv()
-			if err != nil {
-				return err
-			}
-			got <- r
-			if err := p.reply(r, `{}`); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	got, wait := p.receive(3, true)
 
 	// 1. nil params: only the injected _meta.
 	if _, err := w.Call(ctx, "ping", nil); err != nil {
@@ -76,20 +63,7 @@ func TestNoInjectionLegacy(t *testing.T) {
 	w, p := newPair(t, WireOptions{})
 	w.SetSession(Session{Version: "2025-11-25", Era: EraLegacy})
 	ctx := testCtx(t)
-	got := make(chan string, 2)
-	wait := p.run(func(p *peer) error {
-		for range 2 {
-			r, err := p.recv()
-			if err != nil {
-				return err
-			}
-			got <- string(r.Raw)
-			if err := p.reply(r, `{}`); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	got, wait := p.receive(2, true)
 	if _, err := w.Call(ctx, "ping", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +71,10 @@ func TestNoInjectionLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait()
-	if r := <-got; r != `{"jsonrpc":"2.0","id":1,"method":"ping"}` {
+	if r := string((<-got).Raw); r != `{"jsonrpc":"2.0","id":1,"method":"ping"}` {
 		t.Fatalf("ping = %s", r)
 	}
-	if r := <-got; r != `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"t"},"name":"x"}}` {
+	if r := string((<-got).Raw); r != `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"t"},"name":"x"}}` {
 		t.Fatalf("tools/call = %s", r)
 	}
 }

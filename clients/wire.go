@@ -389,11 +389,7 @@ func (w *Wire) Notify(ctx context.Context, method string, params any) error {
 // Reply sends a JSON-RPC response with the given id and result (marshalled
 // as given; nil is sent as null), e.g. to answer a server-to-client ping.
 func (w *Wire) Reply(ctx context.Context, id jsonrpc.ID, result any) error {
-	line, err := marshalLine(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result"`
-	}{jsonrpc.Version, id.Raw(), result})
+	line, err := responseLine(id, result)
 	if err != nil {
 		return err
 	}

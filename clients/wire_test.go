@@ -78,17 +78,7 @@ func TestCallRoundTripAndOrdering(t *testing.T) {
 func TestRequestBytes(t *testing.T) {
 	w, p := newPair(t, WireOptions{})
 	ctx := testCtx(t)
-	got := make(chan string, 2)
-	wait := p.run(func(p *peer) error {
-		for range 2 {
-			r, err := p.recv()
-			if err != nil {
-				return err
-			}
-			got <- string(r.Raw)
-		}
-		return nil
-	})
+	got, wait := p.receive(2, false)
 	pend, err := w.Start(ctx, jsonrpc.ID(`"a<b>"`), "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"s": "<&>"}})
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +88,13 @@ func TestRequestBytes(t *testing.T) {
 	}
 	wait()
 	want := `{"jsonrpc":"2.0","id":"a<b>","method":"tools/call","params":{"arguments":{"s":"<&>"},"name":"echo"}}`
-	if r := <-got; r != want {
+	if r := string((<-got).Raw); r != want {
 		t.Fatalf("request = %s\nwant      %s", r, want)
 	}
 	if string(pend.Request()) != want+"\n" {
 		t.Fatalf("Request() = %q", pend.Request())
 	}
-	if r := <-got; r != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a<b>"}}` {
+	if r := string((<-got).Raw); r != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a<b>"}}` {
 		t.Fatalf("notification = %s", r)
 	}
 }
@@ -284,15 +274,22 @@ func TestSameIDPendingsFIFO(t *testing.T) {
 	}
 }
 
-func TestCloseUnblocksEverything(t *testing.T) {
-	w, p := newPair(t, WireOptions{})
-	ctx := testCtx(t)
+// startSlow starts a request "slow" the peer receives and never answers.
+func startSlow(t *testing.T, ctx context.Context, w *Wire, p *peer) *Pending {
+	t.Helper()
 	wait := p.run(func(p *peer) error { _, err := p.expect("slow"); return err })
 	pend, err := w.Start(ctx, w.NewID(), "slow", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wait()
+	return pend
+}
+
+func TestCloseUnblocksEverything(t *testing.T) {
+	w, p := newPair(t, WireOptions{})
+	ctx := testCtx(t)
+	pend := startSlow(t, ctx, w, p)
 	errs := make(chan error, 3)
 	go func() { _, err := pend.Wait(ctx); errs <- err }()
 	go func() { _, err := w.WaitFor(ctx, 0, func(Message) bool { return false }); errs <- err }()
@@ -324,12 +321,7 @@ func TestCloseUnblocksEverything(t *testing.T) {
 func TestContextCancellation(t *testing.T) {
 	w, p := newPair(t, WireOptions{})
 	ctx := testCtx(t)
-	wait := p.run(func(p *peer) error { _, err := p.expect("slow"); return err })
-	pend, err := w.Start(ctx, w.NewID(), "slow", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait()
+	pend := startSlow(t, ctx, w, p)
 	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 	defer cancel()
 	if _, err := pend.Wait(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -424,17 +416,7 @@ func TestOSPipeRoundTripAndAbandonedWrite(t *testing.T) {
 func TestReplies(t *testing.T) {
 	w, p := newPair(t, WireOptions{})
 	ctx := testCtx(t)
-	got := make(chan string, 2)
-	wait := p.run(func(p *peer) error {
-		for range 2 {
-			r, err := p.recv()
-			if err != nil {
-				return err
-			}
-			got <- string(r.Raw)
-		}
-		return nil
-	})
+	got, wait := p.receive(2, false)
 	if err := w.Reply(ctx, jsonrpc.StringID("s1"), map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
@@ -442,10 +424,10 @@ func TestReplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait()
-	if r := <-got; r != `{"jsonrpc":"2.0","id":"s1","result":{}}` {
+	if r := string((<-got).Raw); r != `{"jsonrpc":"2.0","id":"s1","result":{}}` {
 		t.Fatalf("reply = %s", r)
 	}
-	if r := <-got; r != `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` {
+	if r := string((<-got).Raw); r != `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` {
 		t.Fatalf("error reply = %s", r)
 	}
 }

@@ -19,12 +19,9 @@ var checkRetrySameKey = &Check{
 	Transports: allTransports,
 	Scenario:   "retry-keyed",
 	judge: func(r *Run) (Finding, string) {
-		calls := r.View().ToolCalls(r.Params.Tool)
-		if len(calls) == 0 {
-			return Unjudgeable, "the client never called " + r.Params.Tool + clientExit(r)
-		}
-		if !lostAnswer(r, calls[0]) {
-			return Unjudgeable, "the proxy did not lose the first call's answer (it never came?)"
+		calls, why := callsAfterLoss(r)
+		if calls == nil {
+			return Unjudgeable, why
 		}
 		if len(calls) == 1 {
 			o, _ := outcomeOf(r, r.Params.Tool)
@@ -56,6 +53,20 @@ var checkRetrySameKey = &Check{
 	},
 }
 
+// callsAfterLoss returns the client's calls of the scenario's tool when the
+// proxy lost the answer to the first; else nil and why the run cannot be
+// judged.
+func callsAfterLoss(r *Run) ([]*Msg, string) {
+	calls := r.View().ToolCalls(r.Params.Tool)
+	if len(calls) == 0 {
+		return nil, "the client never called " + r.Params.Tool + clientExit(r)
+	}
+	if !lostAnswer(r, calls[0]) {
+		return nil, "the proxy did not lose the first call's answer (it never came?)"
+	}
+	return calls, ""
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -85,12 +96,9 @@ var checkNoBlindRetry = &Check{
 	Transports: allTransports,
 	Scenario:   "retry-unsafe",
 	judge: func(r *Run) (Finding, string) {
-		calls := r.View().ToolCalls(r.Params.Tool)
-		if len(calls) == 0 {
-			return Unjudgeable, "the client never called " + r.Params.Tool + clientExit(r)
-		}
-		if !lostAnswer(r, calls[0]) {
-			return Unjudgeable, "the proxy did not lose the first call's answer (it never came?)"
+		calls, why := callsAfterLoss(r)
+		if calls == nil {
+			return Unjudgeable, why
 		}
 		for _, c := range calls[1:] {
 			if arguments(c) == arguments(calls[0]) {

@@ -187,6 +187,15 @@ func (s *Scenario) Deadline(v, tr string, scale float64) time.Duration {
 // ms scales a duration given in milliseconds.
 func ms(n int64, scale float64) int64 { return int64(float64(n) * scale) }
 
+// clockedSlow is a call of slow (steps of stepMs, with progress) whose
+// idle clock of timeoutMs resets on progress, bounded by maxMs, lingering
+// lingerAfterClock after the clocks and ending by 8 s (all scaled by sc).
+func clockedSlow(steps, stepMs int, timeoutMs, maxMs int64, sc float64) Params {
+	return Params{Tool: "slow", Arguments: map[string]any{"steps": steps, "stepMs": stepMs}, Progress: true,
+		TimeoutMs: ms(timeoutMs, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(maxMs, sc),
+		LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
+}
+
 var scenarios []*Scenario
 
 func scenario(s *Scenario) *Scenario {
@@ -260,9 +269,7 @@ var (
 		Transports: allTransports, Versions: Versions,
 		Server: Server{Mutant: "respond-after-cancel"},
 		base: func(_, _ string, sc float64) Params {
-			return Params{Tool: "slow", Arguments: map[string]any{"steps": 1, "stepMs": 20000}, Progress: true,
-				TimeoutMs: ms(300, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(5000, sc),
-				LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
+			return clockedSlow(1, 20000, 300, 5000, sc)
 		},
 	})
 
@@ -272,9 +279,7 @@ var (
 		Does:       "call slow (progress every 100 ms for 30 s) with timeoutMs 800 reset on progress and maxTotalTimeoutMs 2000",
 		Transports: allTransports, Versions: Versions,
 		base: func(_, _ string, sc float64) Params {
-			return Params{Tool: "slow", Arguments: map[string]any{"steps": 300, "stepMs": 100}, Progress: true,
-				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(2000, sc),
-				LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
+			return clockedSlow(300, 100, 800, 2000, sc)
 		},
 	})
 
@@ -285,9 +290,7 @@ var (
 		Transports: []string{HTTP}, Versions: Versions,
 		Server: Server{Heartbeat: 100 * time.Millisecond},
 		base: func(_, _ string, sc float64) Params {
-			return Params{Tool: "slow", Arguments: map[string]any{"steps": 1, "stepMs": 20000}, Progress: true,
-				TimeoutMs: ms(800, sc), ResetTimeoutOnProgress: true, MaxTotalTimeoutMs: ms(4000, sc),
-				LingerMs: ms(lingerAfterClock, sc), DeadlineMs: ms(8000, sc)}
+			return clockedSlow(1, 20000, 800, 4000, sc)
 		},
 	})
 

@@ -30,7 +30,7 @@ func TestHTTPCoalescedEventsArriveWholeAndInOrder(t *testing.T) {
 		waitOn(r, seen)
 	})
 	p := startHTTPProxy(t, up)
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	for i := range n {
 		if got := methodsOf(es.next(t)); got[0] != fmt.Sprintf("e%d", i) {
@@ -65,12 +65,8 @@ func TestHTTPHoldUntilCoalescedEvent(t *testing.T) {
 		sendEvent(w, slices.Concat(note("first"), note("second"), note("third")))
 		waitOn(r, seen)
 	})
-	p := startHTTPProxy(t, up, Rule{
-		Name:  "swap",
-		Match: Match{Dir: ServerToClient, Method: "first"},
-		Fault: HoldUntil{Until: Match{Dir: ServerToClient, Method: "second"}},
-	})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	p := startHTTPProxy(t, up, swapFirstAfterSecond)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	got := methodsOf(es.next(t), es.next(t), es.next(t))
 	close(seen)
@@ -80,7 +76,5 @@ func TestHTTPHoldUntilCoalescedEvent(t *testing.T) {
 	if err := es.end(t); !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}
-	if !hasFault(p.Transcript(), "swap", "release") {
-		t.Fatal("release not recorded")
-	}
+	wantFault(t, p.Transcript(), "swap", "release")
 }

@@ -1,7 +1,6 @@
 package faultproxy
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -67,15 +66,7 @@ func BenchmarkFloorReverseProxy(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				resp, err := cl.Get(url)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n, err := io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err != nil || n != want {
-					b.Fatalf("read %d of %d bytes: %v", n, want, err)
-				}
+				readStream(b, cl, url, want)
 			}
 			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/(float64(b.N)*benchStreamEvents), "cpu-µs/event")
 			b.ReportMetric(float64(b.N)*benchStreamEvents/b.Elapsed().Seconds(), "events/s")

@@ -1,7 +1,6 @@
 package faultproxy
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/benchwire"
 )
 
 // The HTTP benchmarks measure the same exchanges direct to an httptest
@@ -31,11 +32,7 @@ var (
 		return []byte(fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"bench-42\",\"progress\":%d,\"total\":2}}\n\n", n))
 	}
 	// benchEvent is one 200-byte event of the streaming benchmark.
-	benchEvent = func() []byte {
-		head := `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`
-		tail := "\"}}\n\n"
-		return []byte(head + strings.Repeat("x", 200-len(head)-len(tail)) + tail)
-	}()
+	benchEvent = benchwire.Event
 )
 
 const benchStreamEvents = 10_000
@@ -58,13 +55,7 @@ func benchUpstream(b *testing.B) *httptest.Server {
 			sendEvent(w, []byte("data: "+string(benchResult)+"\n\n"))
 		case "/stream":
 			sseHead(w)
-			f := w.(http.Flusher)
-			for range benchStreamEvents {
-				if _, err := w.Write(benchEvent); err != nil {
-					return
-				}
-				f.Flush()
-			}
+			benchwire.WriteEvents(w, benchEvent, benchStreamEvents)
 		default:
 			http.NotFound(w, r)
 		}
@@ -87,6 +78,19 @@ func benchTarget(b *testing.B, up *httptest.Server, viaProxy bool) string {
 	return p.URL()
 }
 
+// readStream GETs url and reads the whole body, failing unless it is want
+// bytes long.
+func readStream(b *testing.B, c *http.Client, url string, want int64) {
+	resp, err := c.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := benchwire.Drain(resp)
+	if err != nil || n != want {
+		b.Fatalf("read %d of %d bytes: %v", n, want, err)
+	}
+}
+
 func benchClient(b *testing.B) *http.Client {
 	tr := &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64}
 	b.Cleanup(tr.CloseIdleConnections)
@@ -102,20 +106,15 @@ func cpuTime() time.Duration {
 
 // roundTrip posts benchCall and reads the whole answer.
 func roundTrip(c *http.Client, url string, want int) error {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(benchCall))
+	req, err := benchwire.NewPost(url, benchCall)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "bench-session")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	resp, err := c.Do(req)
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	n, err := benchwire.Drain(resp)
 	if err != nil {
 		return err
 	}
@@ -201,15 +200,7 @@ func BenchmarkHTTPSSEThroughput(b *testing.B) {
 		b.ResetTimer()
 		cpu0 := cpuTime()
 		for i := 0; i < b.N; i++ {
-			resp, err := c.Get(url)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if err != nil || n != want {
-				b.Fatalf("read %d of %d bytes: %v", n, want, err)
-			}
+			readStream(b, c, url, want)
 		}
 		cpu := cpuTime() - cpu0
 		b.StopTimer()

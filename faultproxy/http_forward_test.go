@@ -30,7 +30,7 @@ func TestHTTPClientCloseCancelsUpstream(t *testing.T) {
 		}
 	})
 	p := startHTTPProxy(t, up)
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	es.next(t)
 	resp.Body.Close()
@@ -53,7 +53,7 @@ func TestHTTPForwardsBytesBeforeUpstreamFailure(t *testing.T) {
 		panic(http.ErrAbortHandler)
 	})
 	p := startHTTPProxy(t, up)
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if want := string(note("whole")) + "id: 9\ndata: {\"half\":"; string(b) != want {
@@ -77,7 +77,7 @@ func TestHTTPForwardsTruncatedJSONBody(t *testing.T) {
 		panic(http.ErrAbortHandler)
 	})
 	p := startHTTPProxy(t, up)
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if string(b) != `{"jsonrpc":"2.0","id":1,` || !errors.Is(err, io.ErrUnexpectedEOF) {

@@ -44,6 +44,31 @@ func startHTTPProxy(t testing.TB, up *httptest.Server, rules ...Rule) *HTTP {
 
 // newHTTPClient returns a client whose idle connections are closed at the
 // end of the test.
+// swapFirstAfterSecond holds the server's "first" message until its
+// "second" has passed.
+var swapFirstAfterSecond = Rule{
+	Name:  "swap",
+	Match: Match{Dir: ServerToClient, Method: "first"},
+	Fault: HoldUntil{Until: Match{Dir: ServerToClient, Method: "second"}},
+}
+
+// postCall posts the tools/call with id 1 to p through a new client.
+func postCall(t testing.TB, p *HTTP) *http.Response {
+	t.Helper()
+	return post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+}
+
+// waitGone waits (wait at most) for the upstream to see the client's
+// connection end.
+func waitGone(t testing.TB, gone <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-gone:
+	case <-time.After(wait):
+		t.Fatal("upstream did not see the disconnect")
+	}
+}
+
 func newHTTPClient(t testing.TB) *http.Client {
 	tr := &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16}
 	t.Cleanup(tr.CloseIdleConnections)

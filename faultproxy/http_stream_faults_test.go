@@ -39,16 +39,12 @@ func TestHTTPCutAfterFirstEvent(t *testing.T) {
 	gone := make(chan struct{})
 	up := blockingUpstream(t, gone, note("a"), note("b"), note("c"))
 	p := startHTTPProxy(t, up, Rule{Name: "cut", Match: Match{Dir: ServerToClient, Method: "a"}, Fault: Cut{Deliver: true}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b := readAll(t, resp) // a clean end: readAll fails on an error
 	if string(b) != string(note("a")) {
 		t.Fatalf("client got %q, want only the first event", b)
 	}
-	select {
-	case <-gone:
-	case <-time.After(wait):
-		t.Fatal("upstream did not see the disconnect")
-	}
+	waitGone(t, gone)
 	if !hasFault(p.Transcript(), "cut", "cut") || !hasNote(p.Transcript(), "stream cut") {
 		t.Fatal("cut not recorded")
 	}
@@ -58,36 +54,26 @@ func TestHTTPCutBeforeEvent(t *testing.T) {
 	gone := make(chan struct{})
 	up := blockingUpstream(t, gone, note("a"), note("b"))
 	p := startHTTPProxy(t, up, Rule{Name: "cut", Match: Match{Dir: ServerToClient, Method: "b"}, Fault: Cut{}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	if b := readAll(t, resp); string(b) != string(note("a")) {
 		t.Fatalf("client got %q", b)
 	}
-	select {
-	case <-gone:
-	case <-time.After(wait):
-		t.Fatal("upstream did not see the disconnect")
-	}
+	waitGone(t, gone)
 }
 
 func TestHTTPResetMidStream(t *testing.T) {
 	gone := make(chan struct{})
 	up := blockingUpstream(t, gone, note("a"), note("b"))
 	p := startHTTPProxy(t, up, Rule{Name: "rst", Match: Match{Dir: ServerToClient, Method: "b"}, Fault: Reset{}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	es.next(t)
 	err := es.end(t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, sse.ErrIncomplete) {
 		t.Fatalf("stream ended with %v, want a connection error", err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(wait):
-		t.Fatal("upstream did not see the disconnect")
-	}
-	if !hasFault(p.Transcript(), "rst", "reset") {
-		t.Fatal("reset not recorded")
-	}
+	waitGone(t, gone)
+	wantFault(t, p.Transcript(), "rst", "reset")
 }
 
 func TestHTTPResetClientPost(t *testing.T) {
@@ -130,7 +116,7 @@ func TestHTTPBufferUntilBytes(t *testing.T) {
 		waitOn(r, end)
 	})
 	p := startHTTPProxy(t, up, Rule{Name: "buf", Match: Match{Dir: ServerToClient}, Times: 1, Fault: Buffer{Bytes: 3 * size}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -166,7 +152,7 @@ func TestHTTPThrottle(t *testing.T) {
 	})
 	p := startHTTPProxy(t, up, Rule{Name: "slow", Match: Match{Dir: ServerToClient}, Fault: Throttle{BytesPerSecond: 2000}})
 	start := time.Now()
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b := readAll(t, resp)
 	el := time.Since(start)
 	if !bytes.Equal(b, big) {
@@ -185,7 +171,7 @@ func TestHTTPStatusOnClientPost(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
 	p := startHTTPProxy(t, up, Rule{Name: "gone", Match: Match{Dir: ClientToServer, Method: "tools/call"},
 		Fault: Status{Code: 404, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}`)}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b := readAll(t, resp)
 	if resp.StatusCode != 404 || !strings.Contains(string(b), "Session not found") || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("client got %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), b)
@@ -193,9 +179,7 @@ func TestHTTPStatusOnClientPost(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Fatal("the request was forwarded")
 	}
-	if !hasFault(p.Transcript(), "gone", "status") {
-		t.Fatal("status not recorded")
-	}
+	wantFault(t, p.Transcript(), "gone", "status")
 }
 
 func TestHTTPStatusOnJSONResponse(t *testing.T) {
@@ -207,7 +191,7 @@ func TestHTTPStatusOnJSONResponse(t *testing.T) {
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
 	})
 	p := startHTTPProxy(t, up, Rule{Name: "gone", Match: Match{Dir: ServerToClient, Kind: jsonrpc.Response}, Fault: Status{Code: 404}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b := readAll(t, resp)
 	if resp.StatusCode != 404 || len(b) != 0 || resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("client got %d %q %v", resp.StatusCode, b, resp.Header)
@@ -221,16 +205,12 @@ func TestHTTPStatusOnStreamCuts(t *testing.T) {
 	gone := make(chan struct{})
 	up := blockingUpstream(t, gone, note("a"), note("b"))
 	p := startHTTPProxy(t, up, Rule{Name: "late", Match: Match{Dir: ServerToClient, Method: "b"}, Fault: Status{Code: 503}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	b := readAll(t, resp)
 	if resp.StatusCode != 200 || string(b) != string(note("a")) {
 		t.Fatalf("client got %d %q", resp.StatusCode, b)
 	}
-	select {
-	case <-gone:
-	case <-time.After(wait):
-		t.Fatal("upstream did not see the disconnect")
-	}
+	waitGone(t, gone)
 	waitTranscript(t, p.Transcript(), "the status-turned-cut", func(es []Entry) bool {
 		for _, e := range es {
 			if e.Kind == EntryFault && e.Rule == "late" && strings.Contains(e.Text, "stream cut instead") {

@@ -44,7 +44,7 @@ func progressUpstream(t testing.TB, methods ...string) *httptest.Server {
 func TestHTTPDropEvent(t *testing.T) {
 	up := progressUpstream(t, "a", "b", "c")
 	p := startHTTPProxy(t, up, Rule{Name: "lose-b", Match: Match{Dir: ServerToClient, Method: "b"}, Fault: Drop{}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	got := methodsOf(es.next(t), es.next(t), es.next(t))
 	if strings.Join(got, ",") != "a,c," {
@@ -53,9 +53,7 @@ func TestHTTPDropEvent(t *testing.T) {
 	if err := es.end(t); !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}
-	if !hasFault(p.Transcript(), "lose-b", "drop") {
-		t.Fatal("drop not recorded")
-	}
+	wantFault(t, p.Transcript(), "lose-b", "drop")
 }
 
 func TestHTTPDropJSONResponse(t *testing.T) {
@@ -106,7 +104,7 @@ func TestHTTPDelayEvent(t *testing.T) {
 	up := progressUpstream(t, "a", "b", "c")
 	p := startHTTPProxy(t, up, Rule{Name: "late-a", Match: Match{Dir: ServerToClient, Method: "a"}, Fault: Delay{For: d}})
 	start := time.Now()
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	got := methodsOf(es.next(t), es.next(t), es.next(t), es.next(t))
 	if strings.Join(got, ",") != "b,c,,a" {
@@ -118,9 +116,7 @@ func TestHTTPDelayEvent(t *testing.T) {
 	if err := es.end(t); !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}
-	if !hasFault(p.Transcript(), "late-a", "release") {
-		t.Fatal("release not recorded")
-	}
+	wantFault(t, p.Transcript(), "late-a", "release")
 }
 
 func TestHTTPDelayClientPost(t *testing.T) {
@@ -216,20 +212,14 @@ func TestHTTPHoldPostUntilEventOnAnotherStream(t *testing.T) {
 	if strings.Join(order, ",") != "go sent,post received" {
 		t.Fatalf("upstream order %v", order)
 	}
-	if !hasFault(p.Transcript(), "late-cancel", "release") {
-		t.Fatal("release not recorded")
-	}
+	wantFault(t, p.Transcript(), "late-cancel", "release")
 	gresp.Body.Close()
 }
 
 func TestHTTPHoldEventUntilLaterEvent(t *testing.T) {
 	up := progressUpstream(t, "first", "second", "third")
-	p := startHTTPProxy(t, up, Rule{
-		Name:  "swap",
-		Match: Match{Dir: ServerToClient, Method: "first"},
-		Fault: HoldUntil{Until: Match{Dir: ServerToClient, Method: "second"}},
-	})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	p := startHTTPProxy(t, up, swapFirstAfterSecond)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	got := methodsOf(es.next(t), es.next(t), es.next(t), es.next(t))
 	// The released event may be overtaken by later ones too, but never
@@ -250,7 +240,7 @@ func TestHTTPDuplicatePost(t *testing.T) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"n":%d}}`, n)
 	})
 	p := startHTTPProxy(t, up, Rule{Name: "twice", Match: Match{Dir: ClientToServer, Method: "tools/call"}, Fault: Duplicate{}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	if b := readAll(t, resp); string(b) != `{"jsonrpc":"2.0","id":1,"result":{"n":1}}` {
 		t.Fatalf("client got %q, want the first answer only", b)
 	}
@@ -266,7 +256,7 @@ func TestHTTPInjectTowardClient(t *testing.T) {
 	const extra = `{"jsonrpc":"2.0","method":"notifications/injected"}`
 	up := progressUpstream(t, "a", "b")
 	p := startHTTPProxy(t, up, Rule{Name: "add", Match: Match{Dir: ServerToClient, Method: "a"}, Fault: Inject{Raw: []byte(extra)}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	a, inj, b := es.next(t), es.next(t), es.next(t)
 	if got := methodsOf(a, inj, b); strings.Join(got, ",") != "a,notifications/injected,b" {
@@ -289,7 +279,7 @@ func TestHTTPInjectOnRequestStream(t *testing.T) {
 	up := progressUpstream(t, "a")
 	p := startHTTPProxy(t, up, Rule{Name: "early", Match: Match{Dir: ClientToServer, Method: "tools/call"},
 		Fault: Inject{Dir: ServerToClient, Raw: []byte(extra), Before: true}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type %q", ct)
 	}

@@ -450,7 +450,7 @@ func TestHTTPFlushesEachEvent(t *testing.T) {
 		}
 	})
 	p := startHTTPProxy(t, up)
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	es := readEvents(resp.Body)
 	for i := range seen {
 		if got := methodsOf(es.next(t)); got[0] != fmt.Sprintf("e%d", i) {

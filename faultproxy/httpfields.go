@@ -62,6 +62,24 @@ func validHeaderKey(k string) bool {
 	return true
 }
 
+// appendHeaderLines appends a "Name: value\r\n" line per value of h,
+// leaving out the names skip reports and those that are not valid field
+// names.
+func appendHeaderLines(b []byte, h http.Header, skip func(k string) bool) []byte {
+	for k, vs := range h {
+		if skip(k) || !validHeaderKey(k) {
+			continue
+		}
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = appendHeaderValue(b, v)
+			b = append(b, "\r\n"...)
+		}
+	}
+	return b
+}
+
 // appendHeaderValue appends v with line breaks turned into spaces (as
 // net/http writes header values).
 func appendHeaderValue(b []byte, v string) []byte {

@@ -175,17 +175,9 @@ func (w *responseWriter) commit(final bool) {
 		b = strconv.AppendInt(b, int64(w.status), 10)
 	}
 	b = append(b, "\r\n"...)
-	for k, vs := range h {
-		if hopHeader(k) || (w.dropLength && k == "Content-Length") || !validHeaderKey(k) {
-			continue
-		}
-		for _, v := range vs {
-			b = append(b, k...)
-			b = append(b, ": "...)
-			b = appendHeaderValue(b, v)
-			b = append(b, "\r\n"...)
-		}
-	}
+	b = appendHeaderLines(b, h, func(k string) bool {
+		return hopHeader(k) || (w.dropLength && k == "Content-Length")
+	})
 	if _, ok := h["Date"]; !ok {
 		b = append(b, "Date: "...)
 		b = append(b, httpDate()...)

@@ -35,7 +35,7 @@ func TestHTTPClientCloseCancelsUpstreamWhileEventsHeld(t *testing.T) {
 		}
 	})
 	p := startHTTPProxy(t, up, Rule{Name: "hold", Match: Match{Dir: ServerToClient}, Fault: Delay{For: time.Minute}})
-	resp := post(t, newHTTPClient(t), p.URL(), `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	resp := postCall(t, p)
 	waitTranscript(t, p.Transcript(), "a held event", func(es []Entry) bool {
 		return slices.ContainsFunc(es, func(e Entry) bool { return e.Kind == EntryFault && e.Outcome == OutcomeHeld })
 	})

@@ -217,17 +217,7 @@ func (uc *upConn) writeRequest(d *upstreamDialer, r *http.Request, uri string, b
 		b = appendHeaderValue(b, ua[0])
 		b = append(b, "\r\n"...)
 	}
-	for k, vs := range r.Header {
-		if skipRequestHeader(k) || !validHeaderKey(k) {
-			continue
-		}
-		for _, v := range vs {
-			b = append(b, k...)
-			b = append(b, ": "...)
-			b = appendHeaderValue(b, v)
-			b = append(b, "\r\n"...)
-		}
-	}
+	b = appendHeaderLines(b, r.Header, skipRequestHeader)
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		b = appendContentLength(b, len(body))

@@ -274,6 +274,14 @@ func TestCloseReapsProcessGroup(t *testing.T) {
 	}
 }
 
+// wantFault fails the test unless tr records the fault of rule.
+func wantFault(t testing.TB, tr *Transcript, rule, fault string) {
+	t.Helper()
+	if !hasFault(tr, rule, fault) {
+		t.Fatalf("%s not recorded", fault)
+	}
+}
+
 func hasFault(tr *Transcript, rule, fault string) bool {
 	for _, e := range tr.Entries() {
 		if e.Kind == EntryFault && e.Rule == rule && e.Fault == fault {

@@ -194,12 +194,10 @@ func countedFailures(r *Report) Summary {
 	return Summarize(counted)
 }
 
-// header is the first line of the console summary.
-func header(r *Report) string {
-	tool := orDefault(r.Tool.Name, "mcp-conform")
-	if r.Tool.Version != "" {
-		tool += " " + r.Tool.Version
-	}
+// runDetails lists what the header lines of the console and Markdown
+// summaries say about the run besides the target's name: transport,
+// protocol version, mutant, seed(s) and repeat count, each when set.
+func runDetails(r *Report) []string {
 	var details []string
 	if r.Target.Transport != "" {
 		details = append(details, r.Target.Transport)
@@ -218,6 +216,16 @@ func header(r *Report) string {
 	if r.Repeat > 1 {
 		details = append(details, fmt.Sprintf("each check run %d times", r.Repeat))
 	}
+	return details
+}
+
+// header is the first line of the console summary.
+func header(r *Report) string {
+	tool := orDefault(r.Tool.Name, "mcp-conform")
+	if r.Tool.Version != "" {
+		tool += " " + r.Tool.Version
+	}
+	details := runDetails(r)
 	h := tool + "  target " + orDefault(r.Target.Name, "(unnamed)")
 	if len(details) > 0 {
 		h += " (" + strings.Join(details, ", ") + ")"

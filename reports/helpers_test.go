@@ -6,11 +6,23 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// wantContains fails the test for each of wants that out (named what in
+// the message) lacks.
+func wantContains(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, out)
+		}
+	}
+}
 
 // golden compares got with testdata/name, or rewrites the file under -update.
 func golden(t *testing.T, name string, got []byte) {

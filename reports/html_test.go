@@ -99,7 +99,7 @@ func TestHTMLSummaryAndSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{
+	wantContains(t, "page", page,
 		`<td>reference</td>`, // target
 		`2026-07-28 (stateless era), 2025-11-25 (stateful era)`, // eras
 		`ERROR: the harness could not run 1 check(s) (exit 2)`,
@@ -110,11 +110,7 @@ func TestHTMLSummaryAndSections(t *testing.T) {
 		`href="https://modelcontextprotocol.io/specification/2026-07-28/server/tools"`,
 		`seeds/000_a0534be125a2219a.txt</div>`, // not a page of the site: no link
 		`transcript as text (20 entries)`,
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("page lacks %q", want)
-		}
-	}
+	)
 	// Areas with no check in the run say so.
 	flow := page[strings.Index(page, `id="art-flow"`):]
 	flow = flow[:strings.Index(flow, "</section>")]
@@ -140,7 +136,7 @@ func TestHTMLVersionFromChecks(t *testing.T) {
 
 func TestHTMLMarksFaults(t *testing.T) {
 	d := sequenceDiagram(faultCheck().Transcript, 0)
-	for _, want := range []string{
+	wantContains(t, "diagram", d.SVG,
 		`class="lost"`,    // the dropped reply and the message lost in the crash
 		`class="hold"`,    // the held cancellation
 		`injected: bogus`, // the synthetic message
@@ -149,11 +145,7 @@ func TestHTMLMarksFaults(t *testing.T) {
 		`POST /mcp [POST#1]`, `200 text/event-stream [POST#1]`, `: keep-alive`,
 		`stderr: ticket opened for k1`, `note: probe: executions=2`,
 		`tools/call open_ticket #7`, `result #7`, `error -32800 #9`, `notifications/progress 1/2`,
-	} {
-		if !strings.Contains(d.SVG, want) {
-			t.Errorf("diagram lacks %q", want)
-		}
-	}
+	)
 	if n := strings.Count(d.SVG, `class="lost"`); n != 2 {
 		t.Errorf("%d lost marks, want 2 (drop, crash)", n)
 	}
@@ -171,11 +163,7 @@ func TestHTMLTruncatesLongTranscripts(t *testing.T) {
 	if d.Rows != 30 || d.Omitted != 300-29 {
 		t.Fatalf("rows %d omitted %d, want 30 and %d", d.Rows, d.Omitted, 300-29)
 	}
-	for _, want := range []string{"ping #0<", "ping #19<", "ping #299<", "271 entries omitted here"} {
-		if !strings.Contains(d.SVG, want) {
-			t.Errorf("diagram lacks %q", want)
-		}
-	}
+	wantContains(t, "diagram", d.SVG, "ping #0<", "ping #19<", "ping #299<", "271 entries omitted here")
 	if strings.Contains(d.SVG, "ping #20<") {
 		t.Error("an omitted entry is drawn")
 	}

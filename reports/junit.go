@@ -12,23 +12,25 @@ import (
 
 // The JUnit document. Field order is element order.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// junitCounts are the count and time attributes of <testsuites> and of
+// <testsuite>, in this order.
+type junitCounts struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitCounts
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties *junitProps     `xml:"properties"`
 	Cases      []junitTestCase `xml:"testcase"`
@@ -96,10 +98,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		return errors.New("reports: nil report")
 	}
 	suite := junitSuite{
-		Name:       xmlSafe(orDefault(r.Target.Name, "mcp-conform")),
-		Tests:      len(r.Checks),
-		Properties: suiteProps(r),
-		Cases:      make([]junitTestCase, 0, len(r.Checks)),
+		Name:        xmlSafe(orDefault(r.Target.Name, "mcp-conform")),
+		junitCounts: junitCounts{Tests: len(r.Checks)},
+		Properties:  suiteProps(r),
+		Cases:       make([]junitTestCase, 0, len(r.Checks)),
 	}
 	if !r.StartedAt.IsZero() {
 		suite.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
@@ -127,15 +129,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	if out := suiteOut(r); out != "" {
 		suite.SystemOut = &junitText{Text: xmlSafe(out)}
 	}
-	doc := junitSuites{
-		Name:     "mcp-conform",
-		Tests:    suite.Tests,
-		Failures: suite.Failures,
-		Errors:   suite.Errors,
-		Skipped:  suite.Skipped,
-		Time:     suite.Time,
-		Suites:   []junitSuite{suite},
-	}
+	doc := junitSuites{Name: "mcp-conform", junitCounts: suite.junitCounts, Suites: []junitSuite{suite}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return fmt.Errorf("reports: encode JUnit report: %w", err)

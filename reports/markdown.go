@@ -125,24 +125,7 @@ func markdownVerdict(r *Report, s Summary, code int) string {
 
 // markdownTarget is the line under the heading.
 func markdownTarget(r *Report, code int) string {
-	var details []string
-	if r.Target.Transport != "" {
-		details = append(details, r.Target.Transport)
-	}
-	if r.Target.ProtocolVersion != "" {
-		details = append(details, "protocol "+r.Target.ProtocolVersion)
-	}
-	if r.Target.Mutant != "" {
-		details = append(details, "mutant "+r.Target.Mutant)
-	}
-	if r.Seed != 0 {
-		details = append(details, fmt.Sprintf("seed %d", r.Seed))
-	} else if len(r.Seeds) > 0 {
-		details = append(details, "seeds "+joinSeeds(r.Seeds))
-	}
-	if r.Repeat > 1 {
-		details = append(details, fmt.Sprintf("each check run %d times", r.Repeat))
-	}
+	details := runDetails(r)
 	line := "Target **" + mdText(orDefault(r.Target.Name, "(unnamed)")) + "**"
 	if len(details) > 0 {
 		line += " (" + mdText(strings.Join(details, ", ")) + ")"

@@ -87,11 +87,7 @@ func TestWriteMarkdownEscapesTargetText(t *testing.T) {
 			t.Errorf("summary holds %q unescaped:\n%s", bad, out)
 		}
 	}
-	for _, want := range []string{`a\|b &lt;script&gt;`, `\[x\](http://evil)`, `\*\*bold\*\*`, "\\`code\\`", `&amp;amp;\\n\| --- \|`, "https://x/a%20b%28c%29", "… (1000 bytes)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
+	wantContains(t, "summary", out, `a\|b &lt;script&gt;`, `\[x\](http://evil)`, `\*\*bold\*\*`, "\\`code\\`", `&amp;amp;\\n\| --- \|`, "https://x/a%20b%28c%29", "… (1000 bytes)")
 }
 
 // TestWriteMarkdownVerdict: the heading follows the exit code, computed
@@ -147,17 +143,13 @@ func TestWriteMarkdownExpectedAndVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{
+	wantContains(t, "summary", out,
 		"## mcp-conform: ❌ FAIL\n",
 		"| FAIL (expected) | `X-1` [stdio 2025-11-25] | MUST |  | r1 — expected by the baseline: known bug \\#12 |",
 		"| **FAIL** | `X-2` [http 2026-07-28] | MUST |  | r2 |",
 		"…and 1 more: see the full report.",
 		"Baseline `ci/b.yaml`: 1 expected failure (not counted), 0 stale.",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "X-3") {
 		t.Errorf("row past MaxRows written:\n%s", out)
 	}

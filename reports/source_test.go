@@ -35,14 +35,10 @@ func TestSourceShown(t *testing.T) {
 	if err := WriteConsole(&con, r, ConsoleOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
+	wantContains(t, "console", con.String(),
 		"clause: MUST, from the MCP specification, 2025-11-25",
 		"clause: SHOULD, from mcp-conform's reading of good practice",
-	} {
-		if !strings.Contains(con.String(), want) {
-			t.Errorf("console lacks %q:\n%s", want, con.String())
-		}
-	}
+	)
 	var html bytes.Buffer
 	if err := WriteHTML(&html, r, HTMLOptions{}); err != nil {
 		t.Fatal(err)

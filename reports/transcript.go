@@ -152,12 +152,8 @@ func oneLine(s string) string {
 	if isPlainLine(s) {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
+	return escapeRunes(s, func(b *strings.Builder, r rune) bool {
 		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
@@ -165,9 +161,27 @@ func oneLine(s string) string {
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r < 0x100 && unicode.IsControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// escapeRunes rewrites s rune by rune: a byte that is not UTF-8 becomes
+// \xNN, a rune that esc writes an escape for (true) becomes that escape,
+// and every other rune is kept.
+func escapeRunes(s string, esc func(b *strings.Builder, r rune) bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case esc(&b, r):
 		default:
 			b.WriteString(s[i : i+n])
 		}
@@ -209,22 +223,17 @@ func xmlSafe(s string) string {
 	if ok {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
+	return escapeRunes(s, func(b *strings.Builder, r rune) bool {
 		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case !xmlChar(r) && r < 0x20:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !xmlChar(r):
-			b.WriteRune(utf8.RuneError)
+		case xmlChar(r):
+			return false
+		case r < 0x20:
+			fmt.Fprintf(b, `\x%02x`, r)
 		default:
-			b.WriteString(s[i : i+n])
+			b.WriteRune(utf8.RuneError)
 		}
-		i += n
-	}
-	return b.String()
+		return true
+	})
 }
 
 // xmlChar reports whether r is a Char of XML 1.0 (production [2]).

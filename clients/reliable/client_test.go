@@ -85,6 +85,22 @@ func (e *fakeExchange) push(ev Event) bool {
 	return true
 }
 
+// pushEvery pushes ev every d until the stream is closed or stop is.
+func pushEvery(ex *fakeExchange, d time.Duration, ev Event, stop <-chan struct{}) {
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if !ex.push(ev) {
+				return
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
 func (e *fakeExchange) sent() []Signal {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -102,6 +118,19 @@ var transports = []struct {
 
 var response = Event{Kind: EvResponse, Msg: clients.Message{Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}}
 
+// callOn starts a call of a new client on a fake transport of kind, inside
+// the bubble (startCall), and returns its outcome and its exchange once the
+// call is waiting; the client is closed when the test ends.
+func callOn(t *testing.T, ctx context.Context, kind string, o Options) (<-chan Outcome, *fakeExchange) {
+	t.Helper()
+	ft := &fakeTransport{kind: kind}
+	c := New(ft, o)
+	t.Cleanup(func() { c.Close() })
+	ch := startCall(ctx, c)
+	synctest.Wait()
+	return ch, ft.exchange()
+}
+
 // startCall runs c.Call on its own goroutine (inside the bubble) and
 // returns a channel with its outcome.
 func startCall(ctx context.Context, c *Client) <-chan Outcome {
@@ -117,12 +146,7 @@ func TestCancelThenComplete(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.kind, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ft := &fakeTransport{kind: tr.kind}
-				c := New(ft, Options{Idle: time.Second, Max: 10 * time.Second})
-				defer c.Close()
-				ch := startCall(t.Context(), c)
-				synctest.Wait()
-				ex := ft.exchange()
+				ch, ex := callOn(t, t.Context(), tr.kind, Options{Idle: time.Second, Max: 10 * time.Second})
 				time.Sleep(999 * time.Millisecond)
 				synctest.Wait()
 				if s := ex.sent(); len(s) != 0 {
@@ -158,13 +182,8 @@ func TestCompleteThenCancel(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.kind, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ft := &fakeTransport{kind: tr.kind}
-				c := New(ft, Options{Idle: time.Second, Max: 2 * time.Second})
-				defer c.Close()
 				ctx, cancel := context.WithCancel(t.Context())
-				ch := startCall(ctx, c)
-				synctest.Wait()
-				ex := ft.exchange()
+				ch, ex := callOn(t, ctx, tr.kind, Options{Idle: time.Second, Max: 2 * time.Second})
 				time.Sleep(500 * time.Millisecond)
 				ex.push(Event{Kind: EvProgress})
 				ex.push(response)
@@ -192,27 +211,9 @@ func TestProgressUntilMaximum(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.kind, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ft := &fakeTransport{kind: tr.kind}
-				c := New(ft, Options{Idle: time.Second, Max: 3500 * time.Millisecond})
-				defer c.Close()
-				ch := startCall(t.Context(), c)
-				synctest.Wait()
-				ex := ft.exchange()
+				ch, ex := callOn(t, t.Context(), tr.kind, Options{Idle: time.Second, Max: 3500 * time.Millisecond})
 				stop := make(chan struct{})
-				go func() {
-					tick := time.NewTicker(900 * time.Millisecond)
-					defer tick.Stop()
-					for {
-						select {
-						case <-tick.C:
-							if !ex.push(Event{Kind: EvProgress}) {
-								return
-							}
-						case <-stop:
-							return
-						}
-					}
-				}()
+				go pushEvery(ex, 900*time.Millisecond, Event{Kind: EvProgress}, stop)
 				out := <-ch
 				close(stop)
 				if out.State != MaxTimeout || out.Elapsed != 3500*time.Millisecond {
@@ -233,28 +234,10 @@ func TestProgressUntilMaximum(t *testing.T) {
 // idle timeout at exactly the idle deadline.
 func TestHeartbeatResetsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ft := &fakeTransport{kind: "http-2025"}
-		c := New(ft, Options{Idle: time.Second, Max: 10 * time.Second})
-		defer c.Close()
-		ch := startCall(t.Context(), c)
-		synctest.Wait()
-		ex := ft.exchange()
+		ch, ex := callOn(t, t.Context(), "http-2025", Options{Idle: time.Second, Max: 10 * time.Second})
 		stop := make(chan struct{})
 		defer close(stop)
-		go func() {
-			tick := time.NewTicker(300 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-tick.C:
-					if !ex.push(Event{Kind: EvHeartbeat}) {
-						return
-					}
-				case <-stop:
-					return
-				}
-			}
-		}()
+		go pushEvery(ex, 300*time.Millisecond, Event{Kind: EvHeartbeat}, stop)
 		out := <-ch
 		if out.State != IdleTimeout || out.Elapsed != time.Second {
 			t.Fatalf("outcome %v after %v, want idle-timeout after 1s despite heartbeats", out.State, out.Elapsed)
@@ -270,13 +253,8 @@ func TestHeartbeatResetsNothing(t *testing.T) {
 // cancellation (ctx) takes the same path.
 func TestHTTPStreamClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ft := &fakeTransport{kind: "http-2026"}
-		c := New(ft, Options{Idle: time.Minute})
-		defer c.Close()
 		ctx, cancel := context.WithCancel(t.Context())
-		ch := startCall(ctx, c)
-		synctest.Wait()
-		ex := ft.exchange()
+		ch, ex := callOn(t, ctx, "http-2026", Options{Idle: time.Minute})
 		ex.push(Event{Kind: EvProgress})
 		time.Sleep(time.Second)
 		cancel()
@@ -297,12 +275,7 @@ func TestHTTPStreamClose(t *testing.T) {
 // final too.
 func TestStreamLostIsFinal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ft := &fakeTransport{kind: "http-2025"}
-		c := New(ft, Options{Idle: time.Second})
-		defer c.Close()
-		ch := startCall(t.Context(), c)
-		synctest.Wait()
-		ex := ft.exchange()
+		ch, ex := callOn(t, t.Context(), "http-2025", Options{Idle: time.Second})
 		ex.mu.Lock()
 		ex.closed = true
 		close(ex.events)

@@ -81,23 +81,16 @@ func (r Reconnector) Plan(inflight []Op) Plan {
 func Dedupe[T any](held, fetched []T, key func(T) string) []T {
 	pos := make(map[string]int, len(held))
 	out := make([]T, 0, len(held)+len(fetched))
-	for _, it := range held {
-		k := key(it)
-		if i, ok := pos[k]; ok {
-			out[i] = it
-			continue
+	for _, items := range [][]T{held, fetched} {
+		for _, it := range items {
+			k := key(it)
+			if i, ok := pos[k]; ok {
+				out[i] = it
+				continue
+			}
+			pos[k] = len(out)
+			out = append(out, it)
 		}
-		pos[k] = len(out)
-		out = append(out, it)
-	}
-	for _, it := range fetched {
-		k := key(it)
-		if i, ok := pos[k]; ok {
-			out[i] = it
-			continue
-		}
-		pos[k] = len(out)
-		out = append(out, it)
 	}
 	return out
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -56,29 +54,12 @@ func runWithEnv(t *testing.T, env []string, args ...string) authRun {
 	t.Helper()
 	dir := t.TempDir()
 	args = append(args, "-v", "--junit", filepath.Join(dir, "junit.xml"), "--html", filepath.Join(dir, "report.html"),
-		"--markdown", filepath.Join(dir, "summary.md"), "--json", filepath.Join(dir, "report.json"))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, fastBinary, args...)
-	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1"), env...)
-	cmd.WaitDelay = 2 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := authRun{result: result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}, dir: dir}
-	if ctx.Err() != nil {
-		t.Fatalf("mcp-conform %v did not finish\nstderr:\n%s", args, r.stderr)
+		"--markdown", filepath.Join(dir, "summary.md"))
+	res, err := execCLIEnv(fastBinary, dir, 2*time.Minute, env, args...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	}
-	if f, err := os.Open(filepath.Join(dir, "report.json")); err == nil {
-		defer f.Close()
-		if r.report, err = reports.ReadJSON(f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := authRun{result: res, dir: dir}
 	if r.report == nil && r.code != 2 {
 		t.Fatalf("mcp-conform %v wrote no report (exit %d)\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
 	}

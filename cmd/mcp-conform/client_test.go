@@ -175,37 +175,7 @@ func TestClientMutantMatrix(t *testing.T) {
 // must not be swamped) and returns the accessor of each result.
 func startClientRuns(t *testing.T, limit time.Duration, argLists [][]string) func(t *testing.T, i int) result {
 	t.Helper()
-	type outcome struct {
-		r   result
-		err error
-	}
-	outs := make([]chan outcome, len(argLists))
-	slots := make(chan struct{}, clientRuns)
-	for i, args := range argLists {
-		outs[i] = make(chan outcome, 1)
-		dir := t.TempDir()
-		go func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			r, err := execCLI(fastBinary, dir, limit, args...)
-			outs[i] <- outcome{r, err}
-		}()
-	}
-	t.Cleanup(func() {
-		for _, o := range outs {
-			v := <-o
-			o <- v
-		}
-	})
-	return func(t *testing.T, i int) result {
-		t.Helper()
-		o := <-outs[i]
-		outs[i] <- o
-		if o.err != nil {
-			t.Fatal(o.err)
-		}
-		return o.r
-	}
+	return startRuns(t, clientRuns, limit, argLists)
 }
 
 // clientRuns is how many client-mode runs the matrix keeps going at once.

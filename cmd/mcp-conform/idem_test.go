@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,19 +73,7 @@ func TestFixtureLedgerFlag(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, binary, "fixture", "--ledger", ledger)
-		cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, in, out, _ := startPiped(t, ctx, "fixture", "--ledger", ledger)
 		br := bufio.NewReader(out)
 		var got strings.Builder
 		for _, l := range lines {

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -39,25 +36,9 @@ type initRun struct {
 func initCLI(t *testing.T, limit time.Duration, env []string, args ...string) initRun {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "draft.yaml")
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append(append([]string{"init"}, args...), "--out", out)...)
-	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0"), env...)
-	cmd.WaitDelay = 2 * time.Second
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	r := initRun{stdout: o.String(), stderr: e.String(), path: out}
-	if ctx.Err() != nil {
-		t.Fatalf("mcp-conform init %v did not finish within %s\nstdout:\n%s\nstderr:\n%s", args, limit, r.stdout, r.stderr)
-	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	r.yaml, _ = os.ReadFile(out)
-	return r
+	r := mustRunBin(t, binary, limit, env, append(append([]string{"init"}, args...), "--out", out)...)
+	y, _ := os.ReadFile(out)
+	return initRun{code: r.code, stdout: r.stdout, stderr: r.stderr, yaml: y, path: out}
 }
 
 // repoRoot is the repository root, where the real targets are installed.
@@ -87,34 +68,11 @@ func needTarget(t *testing.T, path string) {
 // url once its port answers HTTP. The process ends with the test.
 func serveHTTP(t *testing.T, ctx context.Context, argv, env []string, dir, url string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0"), env...)
-	cmd.Dir = dir
-	cmd.WaitDelay = 2 * time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
-	first := make(chan string, 1)
-	go func() {
-		br := bufio.NewReader(stdout)
-		l, _ := br.ReadString('\n')
-		first <- strings.TrimSpace(l)
-		_, _ = io.Copy(io.Discard, br)
-	}()
+	p, first := pxLaunch(t, ctx, argv, env, dir)
 	if url == "" {
 		select {
 		case u := <-first:
+			u = strings.TrimSpace(u)
 			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "ws://") {
 				t.Fatalf("%v printed %q first, want its URL", argv, u)
 			}
@@ -133,7 +91,7 @@ func serveHTTP(t *testing.T, ctx context.Context, argv, env []string, dir, url s
 			t.Fatalf("%v: %s did not answer within 15 s: %v", argv, url, err)
 		}
 		select {
-		case <-done:
+		case <-p.done:
 			t.Fatalf("%v exited before %s answered", argv, url)
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -462,16 +420,12 @@ func TestInitUsage(t *testing.T) {
 		{[]string{"--stdio", "x", "--out", exists}, "exists (--force overwrites it)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			cmd := exec.Command(binary, append([]string{"init"}, tc.args...)...)
-			var e bytes.Buffer
-			cmd.Stderr = &e
-			err := cmd.Run()
-			ee, ok := err.(*exec.ExitError)
-			if !ok || ee.ExitCode() != 2 || !strings.Contains(e.String(), tc.want) {
-				t.Errorf("exit %v, stderr %q; want exit 2 saying %q", err, e.String(), tc.want)
+			r := runPlain(t, 30*time.Second, append([]string{"init"}, tc.args...)...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 saying %q", r.code, r.stderr, tc.want)
 			}
-			if strings.Contains(e.String(), "s3cr3t") {
-				t.Errorf("stderr echoes a header value: %q", e.String())
+			if strings.Contains(r.stderr, "s3cr3t") {
+				t.Errorf("stderr echoes a header value: %q", r.stderr)
 			}
 		})
 	}

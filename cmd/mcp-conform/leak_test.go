@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,20 +42,8 @@ func TestRunsReapChildrenAndRemoveTempFiles(t *testing.T) {
 			limitParallel(t)
 			tmp := t.TempDir()
 			mark := strings.ReplaceAll(t.Name(), "/", "-") + "-" + time.Now().Format("150405.000000000")
-			ctx, cancel := context.WithTimeout(context.Background(), runLimit)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, binary, append(tc.args, "--json", filepath.Join(t.TempDir(), "report.json"))...)
-			cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1", "TMPDIR="+tmp, leakMarkEnv+"="+mark)
-			cmd.WaitDelay = 2 * time.Second
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
-			if ctx.Err() != nil {
-				t.Fatalf("run did not finish within %s:\n%s", runLimit, out.String())
-			}
-			if _, ok := err.(*exec.ExitError); err != nil && !ok {
-				t.Fatalf("run: %v", err)
-			}
+			r := mustRunBin(t, binary, runLimit, []string{"TMPDIR=" + tmp, leakMarkEnv + "=" + mark},
+				append(tc.args, "--json", filepath.Join(t.TempDir(), "report.json"))...)
 			// The run has returned: its children must be gone. Give the
 			// kernel a moment to finish tearing down exiting processes.
 			deadline := time.Now().Add(3 * time.Second)
@@ -69,7 +56,7 @@ func TestRunsReapChildrenAndRemoveTempFiles(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if len(alive) > 0 {
-				t.Errorf("processes of the run still alive after it returned: %s\n%s", strings.Join(alive, "; "), out.String())
+				t.Errorf("processes of the run still alive after it returned: %s\n%s%s", strings.Join(alive, "; "), r.stdout, r.stderr)
 			}
 			entries, err := os.ReadDir(tmp)
 			if err != nil {

@@ -119,9 +119,29 @@ func execCLI(bin, dir string, limit time.Duration, args ...string) (result, erro
 // execCLIEnv is execCLI with env (NAME=value) added to the environment.
 func execCLIEnv(bin, dir string, limit time.Duration, env []string, args ...string) (result, error) {
 	jsonPath := filepath.Join(dir, "report.json")
+	r, err := runBin(bin, limit, env, append(args, "--json", jsonPath)...)
+	if err != nil {
+		return r, err
+	}
+	if f, err := os.Open(jsonPath); err == nil {
+		defer f.Close()
+		rep, err := reports.ReadJSON(f)
+		if err != nil {
+			return r, fmt.Errorf("report %s unreadable: %w", jsonPath, err)
+		}
+		r.report = rep
+	}
+	return r, nil
+}
+
+// runBin runs bin with args (and no --json), env (NAME=value) added to the
+// environment, bounded by limit: its exit code, output and wall time. It is
+// safe to call from any goroutine: a run that outlives limit or cannot
+// start is an error.
+func runBin(bin string, limit time.Duration, env []string, args ...string) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--json", jsonPath)...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1"), env...)
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb bytes.Buffer
@@ -137,15 +157,17 @@ func execCLIEnv(bin, dir string, limit time.Duration, env []string, args ...stri
 	} else if err != nil {
 		return r, fmt.Errorf("run mcp-conform: %w", err)
 	}
-	if f, err := os.Open(jsonPath); err == nil {
-		defer f.Close()
-		rep, err := reports.ReadJSON(f)
-		if err != nil {
-			return r, fmt.Errorf("report %s unreadable: %w", jsonPath, err)
-		}
-		r.report = rep
-	}
 	return r, nil
+}
+
+// mustRunBin is runBin failing the test on its error.
+func mustRunBin(t *testing.T, bin string, limit time.Duration, env []string, args ...string) result {
+	t.Helper()
+	r, err := runBin(bin, limit, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // startFast starts runs of fastBinary, one per argument list, at most
@@ -155,12 +177,18 @@ func execCLIEnv(bin, dir string, limit time.Duration, env []string, args ...stri
 // returned function waits for run i and returns its result.
 func startFast(t *testing.T, limit time.Duration, argLists [][]string) func(t *testing.T, i int) result {
 	t.Helper()
+	return startRuns(t, fastRuns, limit, argLists)
+}
+
+// startRuns is startFast keeping at most most runs going at once.
+func startRuns(t *testing.T, most int, limit time.Duration, argLists [][]string) func(t *testing.T, i int) result {
+	t.Helper()
 	type outcome struct {
 		r   result
 		err error
 	}
 	outs := make([]chan outcome, len(argLists))
-	slots := make(chan struct{}, fastRuns)
+	slots := make(chan struct{}, most)
 	for i, args := range argLists {
 		outs[i] = make(chan outcome, 1)
 		dir := t.TempDir()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -44,6 +43,29 @@ type stdioPipes struct {
 
 func (p stdioPipes) Close() error { return p.WriteCloser.Close() }
 
+// startPiped starts the binary with args, its stdin and stdout piped to the
+// test and its stderr into a pxBuffer; the caller waits for it.
+func startPiped(t *testing.T, ctx context.Context, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, stderr *pxBuffer) {
+	t.Helper()
+	cmd = exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	cmd.WaitDelay = 2 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &pxBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout, stderr
+}
+
 // TestProxyControlStdio is the README recipe as a test: `mcp-conform proxy
 // --control 127.0.0.1:0 -- mcp-conform fixture` between a real wire client
 // (on the proxy's stdin/stdout) and the reference server; the Go control
@@ -53,22 +75,7 @@ func TestProxyControlStdio(t *testing.T) {
 	limitParallel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "proxy", "--control", "127.0.0.1:0", "--", binary, "fixture")
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &pxBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startPiped(t, ctx, "proxy", "--control", "127.0.0.1:0", "--", binary, "fixture")
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	w := clients.NewWire(stdioPipes{stdout, stdin}, clients.WireOptions{})
@@ -251,37 +258,12 @@ func TestProxyControlHTTP(t *testing.T) {
 // (a URL) and its stderr; the process is killed when the test ends.
 func startPrinting(t *testing.T, ctx context.Context, args ...string) (string, *pxBuffer, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	cmd.WaitDelay = 2 * time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &pxBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
-	line := make(chan string, 1)
-	go func() {
-		br := bufio.NewReader(stdout)
-		l, _ := br.ReadString('\n')
-		line <- strings.TrimSpace(l)
-		_, _ = io.Copy(io.Discard, br)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
+	p, first := pxLaunch(t, ctx, append([]string{binary}, args...), nil, "")
 	select {
-	case u := <-line:
-		return u, stderr, cmd
+	case u := <-first:
+		return strings.TrimSpace(u), p.stderr, p.cmd
 	case <-time.After(10 * time.Second):
-		t.Fatalf("mcp-conform %v printed nothing within 10 s\nstderr:\n%s", args, stderr)
+		t.Fatalf("mcp-conform %v printed nothing within 10 s\nstderr:\n%s", args, p.stderr)
 	}
 	return "", nil, nil
 }

@@ -158,37 +158,7 @@ type pxProc struct {
 // line of its stdout.
 func pxStart(t *testing.T, ctx context.Context, args ...string) *pxProc {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
-	cmd.WaitDelay = 2 * time.Second
-	pr, pw := io.Pipe()
-	p := &pxProc{cmd: cmd, stderr: &pxBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = pw, p.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = cmd.Wait()
-		_ = pw.Close()
-		close(p.done)
-	}()
-	first := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		if sc.Scan() {
-			first <- sc.Text()
-		}
-		close(first)
-		_, _ = io.Copy(io.Discard, pr)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-	})
+	p, first := pxLaunch(t, ctx, append([]string{binary}, args...), []string{"NO_COLOR=1"}, "")
 	select {
 	case u, ok := <-first:
 		if !ok || !strings.HasPrefix(u, "http://") {
@@ -199,6 +169,47 @@ func pxStart(t *testing.T, ctx context.Context, args ...string) *pxProc {
 		t.Fatalf("mcp-conform %v printed no URL within 10 s\nstderr:\n%s", args, p.stderr)
 	}
 	return p
+}
+
+// pxLaunch starts argv (env added to the environment; in dir unless "")
+// with its stderr in a pxBuffer; first yields the first line of its stdout
+// and is closed without one when stdout ends first. The process is killed
+// when the test ends.
+func pxLaunch(t *testing.T, ctx context.Context, argv, env []string, dir string) (p *pxProc, first <-chan string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0"), env...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 2 * time.Second
+	pr, pw := io.Pipe()
+	p = &pxProc{cmd: cmd, stderr: &pxBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = pw, p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		_ = pw.Close()
+		close(p.done)
+	}()
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p, line
 }
 
 // pxStartFixture starts the reference HTTP server; it is killed when the

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,23 +23,8 @@ func TestProxyDropsOneResponse(t *testing.T) {
 	transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "proxy", "--transcript", transcript,
+	cmd, stdin, stdout, stderr := startPiped(t, ctx, "proxy", "--transcript", transcript,
 		"--faults", testdataFile(t, "drop-ping-2.yaml"), "--", binary, "fixture")
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
@@ -98,7 +82,7 @@ func TestProxyDropsOneResponse(t *testing.T) {
 	for l := range lines {
 		seen = append(seen, l)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ctx.Err() != nil {
 		t.Fatalf("the proxy did not end after its stdin closed\nstderr:\n%s", stderr.String())
 	}

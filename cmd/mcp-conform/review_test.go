@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/review"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -20,24 +16,8 @@ import (
 // stdout and stderr.
 func reviewCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"review"}, args...)...)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
-	cmd.WaitDelay = 2 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("review %v did not finish", args)
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
+	r := mustRunBin(t, binary, runLimit, nil, append([]string{"review"}, args...)...)
+	return r.code, r.stdout, r.stderr
 }
 
 func reviewRows(t *testing.T, args ...string) []review.Row {

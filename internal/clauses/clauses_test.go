@@ -97,6 +97,20 @@ func TestRealClauseMap(t *testing.T) {
 	}
 }
 
+// loadReal loads the real clause map and not-testable list.
+func loadReal(t *testing.T) (*Set, NotTestable) {
+	t.Helper()
+	set, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt, err := LoadNotTestable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, nt
+}
+
 func mustRead(t *testing.T) []byte {
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "CLAUSES.md"))
 	if err != nil {
@@ -108,14 +122,7 @@ func mustRead(t *testing.T) []byte {
 // TestRealNotTestableList parses docs/clauses-not-testable.yaml and checks
 // it against the clause map.
 func TestRealNotTestableList(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nt, err := LoadNotTestable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, nt := loadReal(t)
 	if len(nt) == 0 {
 		t.Fatal("empty not-testable list")
 	}
@@ -374,14 +381,7 @@ func TestValidateFake(t *testing.T) {
 // an empty catalog: every testable clause is none, the not-testable ones
 // carry their reason, and the text and JSON writers handle the whole map.
 func TestRealCoverageWithoutCatalog(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nt, err := LoadNotTestable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, nt := loadReal(t)
 	r := Compute(set, nil, nt)
 	for _, cc := range r.Clauses {
 		_, untestable := nt[cc.ID]

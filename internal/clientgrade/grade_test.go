@@ -93,6 +93,21 @@ func grade(t *testing.T, o Options) *reports.Report {
 	return rep
 }
 
+// wantVerdict returns check id of rep on transport tr in version v,
+// failing the test unless it ran with status want and a reason containing
+// evidence.
+func wantVerdict(t *testing.T, rep *reports.Report, id, tr, v string, want reports.Status, evidence string) reports.Check {
+	t.Helper()
+	c, ok := find(rep, id, tr, v)
+	if !ok {
+		t.Fatalf("%s did not run", id)
+	}
+	if c.Status != want || !strings.Contains(c.Reason, evidence) {
+		t.Fatalf("%s: %s %q, want %s with %q", id, c.Status, c.Reason, want, evidence)
+	}
+	return c
+}
+
 func find(rep *reports.Report, id, tr, v string) (reports.Check, bool) {
 	for _, c := range rep.Checks {
 		if c.ID == id && c.Transport == tr && c.ProtocolVersion == v {
@@ -158,13 +173,7 @@ func TestDefectsAreCaught(t *testing.T) {
 			o := testOptions(t, "--mutant "+tc.mutant)
 			o.Scenarios, o.Transports, o.Versions = []string{tc.scenario}, []string{tc.tr}, []string{tc.v}
 			rep := grade(t, o)
-			c, ok := find(rep, tc.check, tc.tr, tc.v)
-			if !ok {
-				t.Fatalf("%s did not run", tc.check)
-			}
-			if c.Status != tc.want || !strings.Contains(c.Reason, tc.evidence) {
-				t.Fatalf("%s: %s %q, want %s with %q", tc.check, c.Status, c.Reason, tc.want, tc.evidence)
-			}
+			c := wantVerdict(t, rep, tc.check, tc.tr, tc.v, tc.want, tc.evidence)
 			if len(c.Transcript) < 3 {
 				t.Fatalf("%s: transcript of %d entries", tc.check, len(c.Transcript))
 			}
@@ -209,13 +218,7 @@ func TestVerdictsHoldOnOtherClientShapes(t *testing.T) {
 			o := testOptions(t, tc.args)
 			o.Scenarios, o.Transports, o.Versions = []string{tc.scenario}, []string{tc.tr}, []string{clientsuite.V20251125}
 			rep := grade(t, o)
-			c, ok := find(rep, tc.check, tc.tr, clientsuite.V20251125)
-			if !ok {
-				t.Fatalf("%s did not run", tc.check)
-			}
-			if c.Status != tc.want || !strings.Contains(c.Reason, tc.evidence) {
-				t.Fatalf("%s: %s %q, want %s with %q", tc.check, c.Status, c.Reason, tc.want, tc.evidence)
-			}
+			wantVerdict(t, rep, tc.check, tc.tr, clientsuite.V20251125, tc.want, tc.evidence)
 			for _, other := range rep.Checks {
 				if other.ID != tc.check && other.Status != reports.Pass && other.Status != reports.Skip {
 					t.Errorf("%s [%s]: %s %s", other.ID, other.Transport, other.Status, other.Reason)

@@ -73,19 +73,10 @@ func slowAsSilent(tools []Tool) []*candidate {
 		if !t.ReadOnlyHinted() || t.TaskSupport == "required" {
 			continue
 		}
-		tm, ok := timingOf(t)
-		if !ok || tm.stepsArg == "" || !tm.perStep {
+		tm, args, step, notes, ok := stepsCall(t, 1, silentStepMs)
+		if !ok {
 			continue
 		}
-		steps, _ := t.Prop(tm.stepsArg)
-		per, _ := t.Prop(tm.timeArg)
-		var step any = int64(clamp(silentStepMs, per))
-		if tm.unit == "s" {
-			step = clamp(silentStepMs/1000.0, per)
-		}
-		args := map[string]any{tm.stepsArg: int64(clamp(1, steps)), tm.timeArg: step}
-		req, notes := fillRequired(t, keysOf(args)...)
-		merge(args, req)
 		c := &candidate{Proposal: &Proposal{Role: "silent", Tool: t.Name, Enabled: true, Arguments: args}}
 		c.Why = append(c.Why, "no tool says it stays silent: one long step of "+t.Name+", called without a progress token, sends nothing until its result")
 		c.Check = append(c.Check, fmt.Sprintf("that one step of %v %s is longer than the server's keep-alive interval (SSE-HEARTBEAT warns when a silent stream carries no comment)", step, tm.unit))
@@ -105,19 +96,10 @@ func slowAsFlood(tools []Tool) []*candidate {
 		if !t.ReadOnlyHinted() || t.TaskSupport == "required" || !mentions(strings.ToLower(t.Description), "progress") {
 			continue
 		}
-		tm, ok := timingOf(t)
-		if !ok || tm.stepsArg == "" || !tm.perStep {
+		tm, args, step, notes, ok := stepsCall(t, floodSteps, floodStepMs)
+		if !ok {
 			continue
 		}
-		steps, _ := t.Prop(tm.stepsArg)
-		per, _ := t.Prop(tm.timeArg)
-		var step any = int64(clamp(floodStepMs, per))
-		if tm.unit == "s" {
-			step = clamp(floodStepMs/1000.0, per)
-		}
-		args := map[string]any{tm.stepsArg: int64(clamp(floodSteps, steps)), tm.timeArg: step}
-		req, notes := fillRequired(t, keysOf(args)...)
-		merge(args, req)
 		c := &candidate{Proposal: &Proposal{Role: "flood", Tool: t.Name, Enabled: true, Arguments: args}}
 		c.Why = append(c.Why, "no tool says it floods: "+t.Name+" sends progress per step, so many short steps stand in for a burst")
 		c.Check = append(c.Check, fmt.Sprintf("that %d steps of %v %s send a burst of notifications/progress for the token, then the result (FLOW-FINAL-ARRIVES reads them through a slow consumer)", floodSteps, step, tm.unit))
@@ -126,6 +108,27 @@ func slowAsFlood(tools []Tool) []*candidate {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// stepsCall builds the arguments of a call of a slow tool that counts
+// steps (ok: its timing has a steps count and a per-step duration): n steps
+// of stepMs each, clamped to the tool's bounds and in its unit, with its
+// other required arguments filled in (notes say what to check of those).
+func stepsCall(t Tool, n, stepMs float64) (tm timing, args map[string]any, step any, notes []string, ok bool) {
+	tm, ok = timingOf(t)
+	if !ok || tm.stepsArg == "" || !tm.perStep {
+		return tm, nil, nil, nil, false
+	}
+	steps, _ := t.Prop(tm.stepsArg)
+	per, _ := t.Prop(tm.timeArg)
+	step = int64(clamp(stepMs, per))
+	if tm.unit == "s" {
+		step = clamp(stepMs/1000.0, per)
+	}
+	args = map[string]any{tm.stepsArg: int64(clamp(n, steps)), tm.timeArg: step}
+	req, notes := fillRequired(t, keysOf(args)...)
+	merge(args, req)
+	return tm, args, step, notes, true
 }
 
 func silentCandidates(tools []Tool) []*candidate {

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/bench/internal/piped"
+	"github.com/mcp-conform/mcp-conform/internal/benchwire"
 	"github.com/mcp-conform/mcp-conform/sse"
 )
 
@@ -290,14 +291,10 @@ func diagLine(on bool, metric, path string, n int) {
 
 // post sends call to base+path with an MCP client's headers.
 func post(c *http.Client, base, path string) (*http.Response, error) {
-	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(call))
+	req, err := benchwire.NewPost(base+path, call)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "bench-session")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	return c.Do(req)
 }
 
@@ -306,8 +303,7 @@ func roundTrip(c *http.Client, base string) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	n, err := benchwire.Drain(resp)
 	if err != nil {
 		return err
 	}
@@ -437,16 +433,8 @@ func streams(c *http.Client, base string, n, k int) (time.Duration, error) {
 // stdioRoundTrips starts argv (a line echo, possibly behind a relay) and
 // times n sequential line round trips after 200 unmeasured ones.
 func stdioRoundTrips(argv []string, n int) ([]time.Duration, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := piped.Start(argv, nil)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	watchdog := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })

@@ -11,18 +11,15 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/benchwire"
 )
 
-// streamEvent is one 200-byte event of the /stream endpoint (the size of
+// streamEvent is one 200-byte event of the /stream endpoint (that of
 // faultproxy's streaming benchmark).
-var streamEvent = func() []byte {
-	head := `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`
-	tail := "\"}}\n\n"
-	return []byte(head + strings.Repeat("x", 200-len(head)-len(tail)) + tail)
-}()
+var streamEvent = benchwire.Event
 
 // firstEventGap is how long /sse waits after its first event before its
 // last: a proxy that holds the first event until more arrives (a timer, a
@@ -79,15 +76,9 @@ func echo(w http.ResponseWriter, r *http.Request) {
 		f.Flush()
 	case "/stream":
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		f := w.(http.Flusher)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
-		for range n {
-			if _, err := w.Write(streamEvent); err != nil {
-				return
-			}
-			f.Flush()
-		}
+		benchwire.WriteEvents(w, streamEvent, n)
 	default:
 		http.NotFound(w, r)
 	}

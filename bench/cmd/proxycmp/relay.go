@@ -7,8 +7,9 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
+
+	"github.com/mcp-conform/mcp-conform/bench/internal/piped"
 )
 
 // runRelay is the floor of a stdio proxy: a plain Go process that starts
@@ -22,17 +23,8 @@ func runRelay(args []string) error {
 	if len(args) == 0 {
 		return errors.New("relay: give a command after --")
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := piped.Start(args, os.Stderr)
 	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup

@@ -22,9 +22,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/bench/internal/piped"
 )
 
 // The same request line as faultproxy/bench_test.go.
@@ -53,17 +54,8 @@ func main() {
 }
 
 func run(argv []string, n, warm int, limit time.Duration, anyReply bool) error {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := piped.Start(argv, os.Stderr)
 	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	// A child that stops answering must not hang the caller.
