@@ -2,7 +2,17 @@ package suites
 
 import (
 	"github.com/mcp-conform/mcp-conform/internal/harness"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The protocol versions as the catalog writes them: the keys of a check's
+// Rules and the arguments of sameRule. They are protocol's constants, as
+// strings; compare versions with protocol.Compare, never as text.
+const (
+	v20250618 = string(protocol.V20250618)
+	v20251125 = string(protocol.V20251125)
+	v20260728 = string(protocol.V20260728)
 )
 
 // The harness the catalog's checks run on lives in internal/harness; these

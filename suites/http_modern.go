@@ -37,7 +37,7 @@ var checkHeaderMismatch = register(&Check{
 		"the manifest declares a role, a tools/call of the role's tool with an Mcp-Name naming another tool. Each must be " +
 		"answered with HTTP 400 and a JSON-RPC error of code -32020; a result means the server acted on a request its " +
 		"headers contradict (for the tools/call: it ran the tool).",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body. [...] When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: -32020 HeaderMismatch"}},
 	Transports: []string{"http"},
 	Clauses:    []string{"h#20", "h#23"},
@@ -50,7 +50,7 @@ var checkHeaderDecoded = register(&Check{
 	How: "2026-07-28 over Streamable HTTP. POSTs a tools/call of a tool named mcp-conform-ünknown (not ASCII, so a " +
 		"client must send its Mcp-Name in the =?base64?…?= form, and does): header and body agree once decoded, so the " +
 		"server must not answer HeaderMismatch (-32020); what it says about the unknown tool is not judged here.",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "When comparing header values to body values (e.g., Mcp-Name, Mcp-Param-{Name}), servers MUST decode encoded values (see Value Encoding) before comparison."}},
 	Transports: []string{"http"},
 	Clauses:    []string{"h#21"},
@@ -63,7 +63,7 @@ var checkVersionHeaderMismatch = register(&Check{
 	How: "2026-07-28 over Streamable HTTP. POSTs server/discover with MCP-Protocol-Version: 2026-07-28 and Mcp-Method " +
 		"matching, but _meta's io.modelcontextprotocol/protocolVersion 2025-11-25: it must get HTTP 400 and a JSON-RPC error " +
 		"of code -32020.",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta. If the values do not match, the server MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error"}},
 	Transports: []string{"http"},
 	Clauses:    []string{"h#15"},
@@ -77,7 +77,7 @@ var checkVersionHeaderRequired = register(&Check{
 		"a well-formed 2026-07-28 _meta and Mcp-Method but no MCP-Protocol-Version header: it must be rejected per Server " +
 		"Validation, with HTTP 400 and a JSON-RPC error of code -32020. A result means the server served a request that " +
 		"lacks a required header.",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation."}},
 	Transports: []string{"http"},
 	Clauses:    []string{"h#18"},
@@ -88,7 +88,7 @@ var checkMethodNotFound404 = register(&Check{
 	Title: "an unknown method gets HTTP 404 with a JSON-RPC error -32601",
 	How: "2026-07-28 over Streamable HTTP. POSTs mcp-conform/no-such-method (headers and _meta well formed): the answer " +
 		"must be HTTP 404 and carry a JSON-RPC error of code -32601 (the body tells it from a legacy server's 404).",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}},
 	Transports: []string{"http"},
 	Clauses:    []string{"h#17"},
@@ -101,7 +101,7 @@ var checkVersionUnsupported = register(&Check{
 		"MCP-Protocol-Version header) is 1999-01-01. The answer must be a JSON-RPC error of code -32022 whose data holds " +
 		"supported, a non-empty list of version strings, and requested, the version asked for (the schema's " +
 		"UnsupportedProtocolVersionError; over HTTP with status 400, which SECURITY-PROTOCOL-VERSION judges).",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: versioningModern, Also: []string{httpModern},
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: versioningModern, Also: []string{httpModern},
 		Clause: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"}},
 	Transports: []string{"stdio", "http"},
 	Clauses:    []string{"ver#1", "h#16"},
@@ -263,7 +263,7 @@ func headerDecoded(h *H) {
 
 func versionHeaderMismatch(h *H) {
 	c, v := modernHTTP(h)
-	const other = "2025-11-25"
+	const other = v20251125
 	a := modernPOST(h, c, "server/discover", map[string]any{"_meta": modernMeta(other)},
 		http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {"server/discover"}})
 	if !a.headerMismatch() {
@@ -379,7 +379,7 @@ var checkMetaRequired = register(&Check{
 	How: "2026-07-28, stdio and Streamable HTTP. Sends tools/list whose _meta carries io.modelcontextprotocol/protocolVersion " +
 		"(so the request is of this version) but not io.modelcontextprotocol/clientCapabilities, a required field: the " +
 		"answer must be a JSON-RPC error -32602, over HTTP with status 400.",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern,
 		Clause: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."}},
 	Transports: []string{"stdio", "http"},
 	Clauses:    []string{"basic#19"},
@@ -409,7 +409,7 @@ var checkNotification202 = register(&Check{
 		sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
 			Clause: "If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."},
 			legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern,
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 			Clause: "If the server accepts it, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept it, it MUST return an HTTP error status code (e.g., 400 Bad Request)."}},
 	),
 	Transports: []string{"http"},

@@ -132,7 +132,7 @@ var checkNoServerRequests = register(&Check{
 		"an event stream, the one a request could come on), then sends the era's barrier request. Every message the server sent meanwhile must be a notification or a response: " +
 		"a request (a method and an id) FAILs, whatever its method (input the server needs is asked inside an " +
 		"InputRequiredResult, not by a request).",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: patternsModern, Also: []string{stdioModern, httpModern},
+	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: patternsModern, Also: []string{stdioModern, httpModern},
 		Clause: "Servers MUST NOT initiate JSON-RPC requests [...] (stdio: The server MUST NOT write JSON-RPC requests to stdout; Streamable HTTP: The server MUST NOT send independent JSON-RPC requests on this stream.)"}},
 	Transports: []string{"stdio", "http"},
 	Roles:      []string{"slow"},

@@ -62,7 +62,7 @@ var checkStdioExit = register(&Check{
 	How: fmt.Sprintf("2026-07-28 over stdio. After a ping is answered, closes the server's stdin (what the client "+
 		"wrote before is delivered first) and sends no signal: the process must exit within %s. The harness's "+
 		"SIGTERM and SIGKILL come only after that, when the connection is closed.", stdioExitBound),
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: stdioModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Should, Spec: stdioModern,
 		Clause: "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file."}},
 	Transports: []string{"stdio"},
 	Clauses:    []string{"st#6"},

@@ -64,7 +64,7 @@ var checkVersionLatest = register(&Check{
 // first (2024-11-05) that initialize negotiates, newest first: every
 // version a server could support that is newer than one it offers.
 // 2026-07-28 has no initialize.
-var initializeVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+var initializeVersions = []string{v20251125, v20250618, "2025-03-26"}
 
 // initAsker sends initialize asking for a version on a new connection and
 // returns the answer and the protocolVersion its result names ("" for an

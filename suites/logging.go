@@ -36,7 +36,7 @@ var (
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: loggingPage,
 				Clause: "Servers that emit log message notifications MUST declare the logging capability"}, legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: loggingModern,
+			map[string]Rule{v20260728: {Level: reports.Must, Spec: loggingModern,
 				Clause: "Servers that emit log message notifications MUST declare the logging capability"}},
 		),
 		Transports: []string{"stdio", "http"},
@@ -52,7 +52,7 @@ var (
 		Rules: merge(
 			sameRule(Rule{Level: reports.Should, Spec: loggingPage,
 				Clause: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)"}, legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: loggingModern,
+			map[string]Rule{v20260728: {Level: reports.Should, Spec: loggingModern,
 				Clause: "If the io.modelcontextprotocol/logLevel value carried in a request's _meta is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: -32602 (Invalid params)"}},
 		),
 		Transports: []string{"stdio", "http"},
@@ -68,7 +68,7 @@ var (
 			sameRule(Rule{Level: reports.Should, Spec: loggingPage, Source: reports.SourceReading,
 				Clause: "To configure the minimum log level, clients MAY send a logging/setLevel request; [schema, SetLevelRequest.params.level] \"The server should send all logs at this level and higher (i.e., more severe)\"; [message flow] \"Only sends error level and above\" — mcp-conform's reading: nothing below the minimum level is sent."},
 				legacyVersions...),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: loggingModern, Source: reports.SourceReading,
+			map[string]Rule{v20260728: {Level: reports.Should, Spec: loggingModern, Source: reports.SourceReading,
 				Clause: "When the field is present, the server MAY send notifications/message notifications at or above the requested level on the response stream of that request — mcp-conform's reading: nothing below the requested level is sent."}},
 		),
 		Transports: []string{"stdio", "http"},
@@ -79,7 +79,7 @@ var (
 		Title: "2026-07-28: no notifications/message for a request without _meta logLevel",
 		How: "Calls the log role without io.modelcontextprotocol/logLevel in _meta, then the barrier request (also without " +
 			"it): any notifications/message on the connection FAILs. A server that does not declare logging: SKIP.",
-		Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: loggingModern, Also: []string{"specification/2026-07-28/changelog.mdx"},
+		Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: loggingModern, Also: []string{"specification/2026-07-28/changelog.mdx"},
 			Clause: "To receive log messages for a specific request, include io.modelcontextprotocol/logLevel in the request's _meta. The server MUST NOT emit notifications/message for a request that does not include this field."}},
 		Transports: []string{"stdio", "http"},
 		Roles:      []string{"log"},

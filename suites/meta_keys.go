@@ -32,7 +32,7 @@ var checkMetaKeys = register(&Check{
 		"capabilities.extensions (extension identifiers) are judged by the same rules.",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Must, Spec: basicLegacy, Clause: metaKeyClause}, legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: basicModern, Also: []string{versioningModern},
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern, Also: []string{versioningModern},
 			Clause: metaKeyClause + " (versioning: Extension identifiers MUST follow the _meta key naming rules.)"}},
 	),
 	Transports: []string{"stdio", "http"},

@@ -5,8 +5,8 @@ import "github.com/mcp-conform/mcp-conform/internal/harness"
 // The pages and seeds the catalog cites, and the version lists its rules use.
 
 var (
-	legacyVersions = []string{"2025-11-25", "2025-06-18"}
-	allVersions    = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+	legacyVersions = []string{v20251125, v20250618}
+	allVersions    = []string{v20260728, v20251125, v20250618}
 )
 
 const (

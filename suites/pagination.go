@@ -27,7 +27,7 @@ var (
 			"made) or another code WARNs, each list named. Then the barrier request.",
 		Rules: sameRule(Rule{Level: reports.Should, Spec: paginationPage,
 			Clause: "Servers SHOULD: [...] Handle invalid cursors gracefully [...] Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."},
-			"2026-07-28", "2025-11-25", "2025-06-18"),
+			v20260728, v20251125, v20250618),
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"pag#2", "pag#3"},
 	})
@@ -43,7 +43,7 @@ var (
 			"noted and not judged. Every list in one page: SKIP (nothing to follow).",
 		Rules: sameRule(Rule{Level: reports.Should, Spec: paginationPage,
 			Clause: "Servers SHOULD: Provide stable cursors [a cursor names a position in the list: following them visits each item once, and asking for a cursor again gives the same page]"},
-			"2026-07-28", "2025-11-25", "2025-06-18"),
+			v20260728, v20251125, v20250618),
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"pag#1"},
 	})

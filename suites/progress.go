@@ -18,7 +18,7 @@ import (
 func progressRules(level reports.Level, clause string) map[string]Rule {
 	return merge(
 		sameRule(Rule{Level: level, Spec: progressLegacy, Clause: clause}, legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: level, Spec: progressModern, Clause: clause}},
+		map[string]Rule{v20260728: {Level: level, Spec: progressModern, Clause: clause}},
 	)
 }
 
@@ -59,7 +59,7 @@ var checkProgressTotal = register(&Check{
 		sameRule(Rule{Level: reports.Should, Spec: progressLegacy, Source: reports.SourceReading,
 			Clause: "Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."},
 			legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: progressModern, Source: reports.SourceReading,
+		map[string]Rule{v20260728: {Level: reports.Should, Spec: progressModern, Source: reports.SourceReading,
 			Clause: "Progress notifications contain [...] An optional \"total\" value — mcp-conform's reading: the total, when given, describes the whole operation and stays the same."}},
 	),
 	Transports: progressTransports,
@@ -89,10 +89,10 @@ var checkProgressAfterCancel = register(&Check{
 		sameRule(Rule{Level: reports.Should, Spec: cancelLegacy, Also: []string{progressLegacy},
 			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request [...] Receivers MAY ignore cancellation notifications if: [...] The request cannot be cancelled [progress.mdx] Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"},
 			legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: stdioModern,
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: stdioModern,
 			Clause: "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 	),
-	On:         map[string]map[string]Rule{"websocket": {"2026-07-28": cancelPatternShould}},
+	On:         map[string]map[string]Rule{"websocket": {v20260728: cancelPatternShould}},
 	Only:       map[string][]string{"http": legacyVersions},
 	Transports: progressTransports,
 	Roles:      []string{"slow"},

@@ -26,9 +26,9 @@ var checkSecurityOrigin = register(&Check{
 		"server to validate Origin on all incoming connections and names no status: any 4xx rejection passes there. A " +
 		"DELETE that was not rejected must not have ended the session.",
 	Rules: merge(
-		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}, "2025-11-25"),
-		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks"}, "2025-06-18"),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
+		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}, v20251125),
+		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks"}, v20250618),
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
 	),
 	Transports: []string{"http"},
 })
@@ -39,7 +39,7 @@ var checkSecurityVersion = register(&Check{
 	How:   "POSTs ping (server/discover with the matching _meta in 2026-07-28) with MCP-Protocol-Version: 1999-01-01 and expects 400 Bad Request.",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."}, legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: httpModern, Also: []string{"specification/2026-07-28/basic/versioning.mdx"},
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern, Also: []string{"specification/2026-07-28/basic/versioning.mdx"},
 			Clause: "If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."}},
 	),
 	Transports: []string{"http"},
@@ -102,7 +102,7 @@ var checkLoopbackBind = register(&Check{
 		sameRule(Rule{Level: reports.Should, Spec: securityLegacy,
 			Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."},
 			legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: httpModern,
+		map[string]Rule{v20260728: {Level: reports.Should, Spec: httpModern,
 			Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."}},
 	),
 	Transports: []string{"http"},
@@ -131,7 +131,7 @@ func securityOrigin(h *H) {
 	// rejection keeps that MUST; later versions name 403.
 	rejected := func(status int) bool { return status == http.StatusForbidden }
 	want := "403"
-	if h.Version() == "2025-06-18" {
+	if h.Version() == v20250618 {
 		rejected = func(status int) bool { return status >= 400 && status < 500 }
 		want = "a 4xx rejection"
 	}

@@ -31,7 +31,7 @@ var checkAuthRequired = register(&Check{
 		"(a ping in the session the credentials opened; server/discover). Each must get HTTP 401.",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Must, Spec: authLegacy, Clause: authClause}, legacyVersions...),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: authModern, Clause: authClause}},
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: authModern, Clause: authClause}},
 	),
 	Transports: []string{"http"},
 })

@@ -29,9 +29,9 @@ var checkTaskCancelTerminal = register(&Check{
 		"an empty result (resultType complete), and tasks/get, polled at the task's pollInterval, must reach a terminal " +
 		"status (any: cancellation is cooperative) by the time an uncancelled control task started with it has finished.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response."},
-		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "Handle tasks/cancel: Acknowledge cancellation requests with an empty result. Honor them when possible, but cancellation is cooperative — the task may still reach a non-cancelled terminal status. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
 	Transports: []string{"stdio", "http"},
@@ -46,9 +46,9 @@ var checkTaskTerminalFinal = register(&Check{
 		"status tasks/get reports for either task, every later tasks/get must report the same (a cancelled task that " +
 		"turns completed because its worker finished the step is the bug).",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status [...] Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
-		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
 	Transports: []string{"stdio", "http"},
@@ -61,9 +61,9 @@ var checkTaskCancelTerminalError = register(&Check{
 	How: "Creates a task, polls it to a terminal status, sends tasks/cancel for it, then tasks/get. 2025-11-25: the " +
 		"cancel must be rejected with -32602 (Invalid params); both eras: the task's status must be unchanged afterwards.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params)."},
-		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change (a tasks/cancel of a finished task is acknowledged, or rejected, and changes nothing). (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
 	Transports: []string{"stdio", "http"},
@@ -77,9 +77,9 @@ var checkTaskSurvivesDisconnect = register(&Check{
 		"from a new client (2025-11-25: the same session) until the task is terminal: every poll must find it and it " +
 		"must end completed, not cancelled nor deleted.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Should, Spec: tasksLegacy, Also: []string{"specification/2025-11-25/basic/transports.mdx"},
+		v20251125: {Level: reports.Should, Spec: tasksLegacy, Also: []string{"specification/2025-11-25/basic/transports.mdx"},
 			Clause: "Tasks are durable state machines [...] [transports.mdx] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
-		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "Crash resilience. A task ID is a durable handle. If the client disconnects or restarts, it can resume polling with the same ID. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
 	Transports: []string{"http"},
@@ -93,9 +93,9 @@ var checkTaskTTLReported = register(&Check{
 		"must carry the actual ttl (2025-11-25: ttl, 2026-07-28: ttlMs; a number, or null for unlimited), createdAt and " +
 		"lastUpdatedAt; pollInterval is reported in the PASS reason when given.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated. [...] Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses."},
-		"2026-07-28": {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
+		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "Return CreateTaskResult: When a request will be long-running, respond with resultType: \"task\" and a Task object containing a unique taskId, initial status, ttlMs, and pollIntervalMs. (Task: ttlMs: number | null; createdAt; lastUpdatedAt. The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
 	Transports: []string{"stdio", "http"},
@@ -112,7 +112,7 @@ var checkTaskProgressStops = register(&Check{
 		"task's progress can only come on the standalone GET stream once the CreateTaskResult has ended the POST stream: it is held " +
 		"open during the check and read with every other stream.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
+		v20251125: {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
 			Clause: "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)."},
 	},
 	Transports: []string{"stdio", "http"},

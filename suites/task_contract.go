@@ -29,7 +29,7 @@ var checkTaskUnknownID = register(&Check{
 		"with a random cursor it never issued: each must be answered with the error -32602 (Invalid params). No task is " +
 		"created, so no task role is needed.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent taskId in tasks/get, tasks/result, or tasks/cancel: -32602 (Invalid params); Invalid or nonexistent cursor in tasks/list: -32602 (Invalid params)"},
 	},
 	Transports: []string{"stdio", "http"},
@@ -46,7 +46,7 @@ var checkTaskResult = register(&Check{
 		"returned, whose _meta carries io.modelcontextprotocol/related-task with the task's id. A second tasks/result, now " +
 		"for a terminal task, must return the same final result.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "When a receiver receives a tasks/result request for a task in a terminal status (completed, failed, or cancelled), it MUST return the final result of the underlying request, whether that is a successful result or a JSON-RPC error. When a receiver receives a tasks/result request for a task in any other non-terminal status (working or input_required), it MUST block the response until the task reaches a terminal status. For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned [...] The tasks/result operation MUST include this metadata in its response, as the result structure itself does not contain the task ID."},
 	},
 	Transports: []string{"stdio", "http"},
@@ -192,7 +192,7 @@ var checkTaskRequiredUnaugmented = register(&Check{
 		"arguments and no params.task; the answer must be the JSON-RPC error -32601 (Method not found) — a result, even an " +
 		"isError one, is not. Another taskSupport, or a tools/list that does not list the tool: SKIP.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "If execution.taskSupport is \"required\", clients MUST invoke the tool as a task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so."},
 	},
 	Transports: []string{"stdio", "http"},
@@ -259,7 +259,7 @@ var checkTaskCreatedWorking = register(&Check{
 	How: "Creates two tasks with the task role, one after the other on one connection: each CreateTaskResult must carry " +
 		"a string taskId and the status working, and the two ids must differ.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Task IDs MUST be a string value. Task IDs MUST be unique among all tasks controlled by the receiver. [...] Tasks MUST begin in the working status when created."},
 	},
 	Transports: []string{"stdio", "http"},
@@ -293,7 +293,7 @@ var checkTaskMetaIgnored = register(&Check{
 	How: "Creates two tasks with the task role, then sends tasks/get for the first with params._meta " +
 		"io.modelcontextprotocol/related-task naming the second: the answer must be the first task (its taskId).",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Must, Spec: tasksLegacy,
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "For the tasks/get, tasks/result, and tasks/cancel operations, the taskId parameter in the request MUST be used as the source of truth for identifying the target task. Requestors SHOULD NOT include io.modelcontextprotocol/related-task metadata in these requests, and receivers MUST ignore such metadata if present in favor of the RPC method parameter."},
 	},
 	Transports: []string{"stdio", "http"},

@@ -19,8 +19,8 @@ var checkToolsCapability = register(&Check{
 		"tools).",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Must, Spec: toolsLegacy,
-			Clause: "Servers that support tools MUST declare the tools capability"}, "2025-11-25", "2025-06-18"),
-		map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: toolsModern,
+			Clause: "Servers that support tools MUST declare the tools capability"}, v20251125, v20250618),
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern,
 			Clause: "Servers that support tools MUST declare the tools capability"}},
 	),
 	Transports: []string{"stdio", "http"},

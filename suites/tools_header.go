@@ -23,7 +23,7 @@ var checkToolsHeaderSensitive = register(&Check{
 		"credential, authorization, cookie, session, private key, access key, ssn, email, phone, credit card, card number (split on _, -, . and " +
 		"camelCase) — or whose schema says format: password or writeOnly: true WARNs, the tool and property named. " +
 		"No x-mcp-header at all: PASS, noted.",
-	Rules: map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern,
+	Rules: map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern,
 		Clause: "Server developers SHOULD NOT mark sensitive parameters (passwords, API keys, tokens, PII) with x-mcp-header, as header values are visible to network intermediaries."}},
 	Transports: []string{"stdio", "http"},
 	Clauses:    []string{"tl#16"},

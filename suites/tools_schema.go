@@ -31,8 +31,8 @@ var (
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: toolsLegacy, Also: []string{basicLegacy},
 				Clause: "inputSchema: JSON Schema defining expected parameters [...] Defaults to 2020-12 if no $schema field is present; MUST be a valid JSON Schema object (not null) [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"},
-				"2025-11-25"),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: toolsModern, Also: []string{basicModern},
+				v20251125),
+			map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern, Also: []string{basicModern},
 				Clause: "inputSchema: JSON Schema defining expected parameters [...] Defaults to 2020-12 if no $schema field is present; MUST be a valid JSON Schema object (not null) [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"}},
 		),
 		Transports: []string{"stdio", "http"},
@@ -51,11 +51,11 @@ var (
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: toolsLegacy, Also: []string{basicLegacy},
 				Clause: "If an output schema is provided: Servers MUST provide structured results that conform to this schema. [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"},
-				"2025-11-25"),
+				v20251125),
 			sameRule(Rule{Level: reports.Must, Spec: toolsLegacy,
 				Clause: "If an output schema is provided: Servers MUST provide structured results that conform to this schema."},
-				"2025-06-18"),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: toolsModern, Also: []string{basicModern},
+				v20250618),
+			map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern, Also: []string{basicModern},
 				Clause: "If an output schema is provided: Servers MUST provide structured results that conform to this schema. [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"}},
 		),
 		Transports: []string{"stdio", "http"},
@@ -71,8 +71,8 @@ var (
 		How: "Lists every tool (following nextCursor) and checks each name's length and characters, and that no name is listed twice " +
 			"(within one page or across pages: tool names SHOULD be unique within a server).",
 		Rules: merge(
-			sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: toolNameClause}, "2025-11-25"),
-			map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern, Clause: toolNameClause}},
+			sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: toolNameClause}, v20251125),
+			map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Clause: toolNameClause}},
 		),
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"tl#4", "tl#5", "tl#6", "tl#7"},
@@ -84,7 +84,7 @@ var (
 			"on the connection), lists again, and lists once more on a new connection. A set that differs FAILs (it MUST " +
 			"NOT vary per connection or as a side effect of other requests); the same set in another order WARNs " +
 			"(deterministic order is a SHOULD).",
-		Rules: map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: toolsModern,
+		Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern,
 			Clause: "Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client. This set MAY be empty and MAY change over time [...], but MUST NOT vary per-connection or as a side effect of other requests on the connection. [...] Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."}},
 		Transports: []string{"stdio", "http"},
 		Clauses:    []string{"tl#14", "tl#15"},
@@ -104,11 +104,11 @@ var (
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: toolsLegacy,
 				Clause: "Servers MUST: Validate all tool inputs [...] Tool Execution Errors: Reported in tool results with isError: true: [...] Input validation errors (e.g., date in wrong format, value out of range) [the classification: mcp-conform's reading, WARN]"},
-				"2025-11-25"),
+				v20251125),
 			sameRule(Rule{Level: reports.Must, Spec: toolsLegacy,
 				Clause: "Servers MUST: Validate all tool inputs [Protocol Errors list \"Invalid arguments\", Tool Execution Errors \"Invalid input data\": either answer]"},
-				"2025-06-18"),
-			map[string]Rule{"2026-07-28": {Level: reports.Must, Spec: toolsModern,
+				v20250618),
+			map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern,
 				Clause: "Servers MUST: Validate all tool inputs [...] Tool Execution Errors [...]: Input validation errors (e.g., date in wrong format, value out of range) [...] They are reported in tool results with isError: true [the classification: mcp-conform's reading, WARN]"}},
 		),
 		Transports: []string{"stdio", "http"},

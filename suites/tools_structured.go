@@ -24,8 +24,8 @@ var checkToolsStructuredText = register(&Check{
 		"tool and its content named. An error, an isError result or a result without structuredContent is not judged " +
 		"(TOOLS-OUTPUT-SCHEMA judges a missing one). No such tool, or no result to judge: SKIP.",
 	Rules: merge(
-		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: structuredTextClause}, "2025-11-25", "2025-06-18"),
-		map[string]Rule{"2026-07-28": {Level: reports.Should, Spec: toolsModern, Clause: structuredTextClause}},
+		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: structuredTextClause}, v20251125, v20250618),
+		map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Clause: structuredTextClause}},
 	),
 	Transports: []string{"stdio", "http"},
 	Clauses:    []string{"tl#8"},
