@@ -29,8 +29,8 @@ var checkCancelSuppress = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: stdioModern,
 			Clause: "To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request's ID. [...] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 	),
-	On:         map[string]map[string]Rule{"websocket": {v20260728: cancelPatternShould}},
-	Transports: []string{"stdio", "websocket"},
+	On:         map[string]map[string]Rule{viaWebSocket: {v20260728: cancelPatternShould}},
+	Transports: []string{viaStdio, viaWebSocket},
 	Roles:      []string{"slow"},
 })
 
@@ -50,8 +50,8 @@ var checkCancelCompletionWins = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
 			Clause: "Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully [...] The receiver [of a notification] MUST NOT send a response."}},
 	),
-	Only:       map[string][]string{"http": legacyVersions},
-	Transports: []string{"stdio", "http", "websocket"},
+	Only:       map[string][]string{viaHTTP: legacyVersions},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Roles:      []string{"slow"},
 })
 
@@ -70,7 +70,7 @@ var checkCancelMalformed = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: "specification/2026-07-28/basic/index.mdx", Also: []string{cancelModern},
 			Clause: "Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response. [cancellation.mdx] Invalid cancellation notifications SHOULD be ignored: [...] Malformed notifications"}},
 	),
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Roles:      []string{"slow"},
 })
 
@@ -88,7 +88,7 @@ var checkCancelUnknown = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: cancelModern, Also: []string{"specification/2026-07-28/basic/index.mdx"},
 			Clause: "Servers MAY ignore cancellation notifications if: The referenced request is unknown; Processing has already completed [...] Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests [basic/index.mdx] The receiver MUST NOT send a response."}},
 	),
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Roles:      []string{"slow"},
 })
 
@@ -105,7 +105,7 @@ var checkNoServerCancel = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: cancelModern,
 			Clause: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream [...] Servers MUST NOT send notifications/cancelled for any other purpose."}},
 	),
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Roles:      []string{"slow"},
 })
 
@@ -118,7 +118,7 @@ var checkHTTPClose = register(&Check{
 		"otherwise work that went on after the close (finished, or still running once the control call was served: a probe two observed steps later finds a new step) WARNs (SHOULD stop as soon as practical).",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -136,7 +136,7 @@ var checkHTTPNotification = register(&Check{
 			Clause: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request [transports.mdx] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream."},
 			v20250618),
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -151,7 +151,7 @@ var checkHTTPDisconnect = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
 		Clause: "Disconnection SHOULD NOT be interpreted as the client cancelling its request. To cancel, the client SHOULD explicitly send an MCP CancelledNotification."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 

@@ -62,7 +62,7 @@ func ReferenceTargets(mutant string) []*Manifest {
 func ReferenceHTTPManifest(mutant string) *Manifest {
 	return &Manifest{
 		Name:      "mcp-conform-reference",
-		Transport: "http",
+		Transport: viaHTTP,
 		Command:   []string{"mcp-conform", "fixture", "--http", "127.0.0.1:{port}"},
 		URL:       "http://127.0.0.1:{port}/mcp",
 		Restart:   true,
@@ -104,7 +104,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 func ReferenceManifest(mutant string) *Manifest {
 	return &Manifest{
 		Name:      "mcp-conform-reference",
-		Transport: "stdio",
+		Transport: viaStdio,
 		Command:   []string{"mcp-conform", "fixture"},
 		Restart:   true,
 		Roles: map[string]Role{

@@ -9,7 +9,7 @@ package suites
 func ReferenceWSManifest(mutant string) *Manifest {
 	return &Manifest{
 		Name:      "mcp-conform-reference",
-		Transport: "websocket",
+		Transport: viaWebSocket,
 		Command:   []string{"mcp-conform", "fixture", "--ws", "127.0.0.1:{port}"},
 		URL:       "ws://127.0.0.1:{port}/mcp",
 		Restart:   true,

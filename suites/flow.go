@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -47,7 +48,7 @@ var checkFlowFinal = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModernPage, Also: []string{progressModern},
 			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response] [progress.mdx] The progress value MUST increase with each notification, even if the total is unknown. [seed: \"Final response dropped under pressure — Reserve capacity or evict progress, never the final response\"]"}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"flood"},
 })
 
@@ -68,7 +69,7 @@ var checkFlowBounded = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: progressModern,
 			Clause: "Both parties SHOULD implement rate limiting to prevent flooding [seed " + seedFlow + ": \"Unbounded progress queue — Memory rises with a slow consumer — Coalesce and drop replaceable progress within a bound\"]"}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"flood"},
 })
 
@@ -219,7 +220,7 @@ func floodCount(r Role) string {
 // ---- FLOW-FINAL-ARRIVES ----
 
 func flowFinalArrives(h *H) {
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		flowFinalHTTP(h)
 		return
 	}

@@ -15,6 +15,15 @@ const (
 	v20260728 = string(protocol.V20260728)
 )
 
+// The transports as the catalog writes them: a check's Transports, the keys
+// of its On and Only. Compare a target's transport as h.Target().Via()
+// against protocol.Transport…, not as text.
+const (
+	viaStdio     = string(protocol.TransportStdio)
+	viaHTTP      = string(protocol.TransportHTTP)
+	viaWebSocket = string(protocol.TransportWebSocket)
+)
+
 // The harness the catalog's checks run on lives in internal/harness; these
 // names keep the catalog's files, and the commands, reading as before.
 type (

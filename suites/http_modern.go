@@ -39,7 +39,7 @@ var checkHeaderMismatch = register(&Check{
 		"headers contradict (for the tools/call: it ran the tool).",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body. [...] When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: -32020 HeaderMismatch"}},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#20", "h#23"},
 	Limits:     map[string]string{"h#20": "Mcp-Method and Mcp-Name only, not Mcp-Param-{Name}"},
 })
@@ -52,7 +52,7 @@ var checkHeaderDecoded = register(&Check{
 		"server must not answer HeaderMismatch (-32020); what it says about the unknown tool is not judged here.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "When comparing header values to body values (e.g., Mcp-Name, Mcp-Param-{Name}), servers MUST decode encoded values (see Value Encoding) before comparison."}},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#21"},
 	Limits:     map[string]string{"h#21": "Mcp-Name only, not Mcp-Param-{Name}"},
 })
@@ -65,7 +65,7 @@ var checkVersionHeaderMismatch = register(&Check{
 		"of code -32020.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta. If the values do not match, the server MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error"}},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#15"},
 })
 
@@ -79,7 +79,7 @@ var checkVersionHeaderRequired = register(&Check{
 		"lacks a required header.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation."}},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#18"},
 })
 
@@ -90,7 +90,7 @@ var checkMethodNotFound404 = register(&Check{
 		"must be HTTP 404 and carry a JSON-RPC error of code -32601 (the body tells it from a legacy server's 404).",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#17"},
 })
 
@@ -103,7 +103,7 @@ var checkVersionUnsupported = register(&Check{
 		"UnsupportedProtocolVersionError; over HTTP with status 400, which SECURITY-PROTOCOL-VERSION judges).",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: versioningModern, Also: []string{httpModern},
 		Clause: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"}},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"ver#1", "h#16"},
 	Limits:     map[string]string{"h#16": "the error and its list; the 400 status is SECURITY-PROTOCOL-VERSION's"},
 })
@@ -321,7 +321,7 @@ func methodNotFound404(h *H) {
 // whose Mcp-Method matches; on stdio a line, its answer awaited within the
 // exchange timeout (none FAILs).
 func rawModern(h *H, method string, params map[string]any, version string) rpcAnswer {
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		c, _ := modernHTTP(h)
 		return modernPOST(h, c, method, params, http.Header{"Mcp-Protocol-Version": {version}, "Mcp-Method": {method}})
 	}
@@ -381,7 +381,7 @@ var checkMetaRequired = register(&Check{
 		"answer must be a JSON-RPC error -32602, over HTTP with status 400.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern,
 		Clause: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."}},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"basic#19"},
 	Limits:     map[string]string{"basic#19": "a missing clientCapabilities only"},
 })
@@ -412,7 +412,7 @@ var checkNotification202 = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 			Clause: "If the server accepts it, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept it, it MUST return an HTTP error status code (e.g., 400 Bad Request)."}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"tr#8", "h#5", "h#6"},
 	Limits:     map[string]string{"tr#8": "a notification, not a response", "h#6": "a notification only"},
 })
@@ -451,7 +451,7 @@ var checkGETStream = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
 		Clause: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Clauses:    []string{"tr#18"},
 })
 
@@ -500,7 +500,7 @@ var checkEventIDsUnique = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
 		Clause: "If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 	Clauses:    []string{"tr#23"},
 	Limits:     map[string]string{"tr#23": "three streams of one session"},

@@ -44,7 +44,7 @@ var checkStreamRouting = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
 		Clause: "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request. [...] The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 	Clauses:    []string{"tr#20", "tr#22"},
 	Limits:     map[string]string{"tr#22": "the progress and responses of two concurrent calls"},
@@ -134,7 +134,7 @@ var checkNoServerRequests = register(&Check{
 		"InputRequiredResult, not by a request).",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: patternsModern, Also: []string{stdioModern, httpModern},
 		Clause: "Servers MUST NOT initiate JSON-RPC requests [...] (stdio: The server MUST NOT write JSON-RPC requests to stdout; Streamable HTTP: The server MUST NOT send independent JSON-RPC requests on this stream.)"}},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"slow"},
 	Clauses:    []string{"st#3", "h#9"},
 })

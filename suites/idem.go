@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -33,7 +34,7 @@ var checkIdemNaive = register(&Check{
 		"the check never fails the server for it (it PASSes with the observation in its reason).",
 	Rules: idemRule(reports.Should, seedLesson,
 		"New RPC id treated as deduplication: a charge, deployment or deletion runs twice — add a durable application idempotency key. Informational: it shows the target's baseline"),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -46,7 +47,7 @@ var checkIdemLost = register(&Check{
 		"did before the first call (it may count per key or every execution, and the store may hold earlier work).",
 	Rules: idemRule(reports.Must, seedSidecar,
 		"Reuse the same operation key for the same intended action: a retry finds the original claim and returns the existing ticket (T-0001) instead of creating another (T-0002)"),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -58,7 +59,7 @@ var checkIdemKeyReuse = register(&Check{
 		"arguments must still return the first result.",
 	Rules: idemRule(reports.Must, seedSidecar,
 		"If the same key is already bound to a different input the call must be rejected (OperationKeyConflict): returning an earlier result for changed input hides a contract error; store and compare an argument fingerprint"),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -73,7 +74,7 @@ var checkIdemConcurrent = register(&Check{
 		"execution more than before the race and both answers must carry the same result.",
 	Rules: idemRule(reports.Must, seedSidecar,
 		"The claim must be saved by one atomic database operation: two workers must never both see an empty record and both become the owner; an in-process lock is not enough when another server instance may take the retry"),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -88,7 +89,7 @@ var checkIdemRestart = register(&Check{
 		"(HTTP: a command to restart).",
 	Rules: idemRule(reports.Must, seedSidecar,
 		"Remember enough state to recover after a crash; an in-memory ledger forgets prior commits on restart (use shared durable storage); reconcile a lost response by key against the system that owns the result before any retry"),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -98,7 +99,7 @@ var checkIdemReplay = register(&Check{
 	How:   "Calls the mutation tool with a key, then replays the call twice (new ids, same key and arguments): each replay's structuredContent must equal the first, byte for byte.",
 	Rules: idemRule(reports.Must, seedLesson,
 		"Stored mutable result returned directly: caller mutation corrupts later replays — serialize committed results and return defensive copies"),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -112,7 +113,7 @@ var checkIdemAnnotation = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: toolsPage, Source: reports.SourceReading,
 		Clause: "idempotentHint: if true, calling the tool repeatedly with the same arguments will have no additional effect on its environment (ToolAnnotations); clients MUST consider tool annotations to be untrusted unless they come from trusted servers — mcp-conform's reading: an annotation the server gives is a hint it should not contradict (WARN)."},
 		allVersions...),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"mutation"},
 })
 
@@ -247,7 +248,7 @@ func idemConcurrent(h *H) {
 	rule := faultproxy.Rule{Name: "race", Match: faultproxy.Match{Dir: faultproxy.ClientToServer, ID: idRace}, Fault: barrier}
 	var e1, e2 *endpoint
 	how := "two server processes"
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		c := h.ConnectHTTP(rule)
 		e1, e2 = httpEndpoint(h.Ctx(), c, c.W), httpEndpoint(h.Ctx(), c, h.SecondSession(c))
 		how = "two HTTP sessions"

@@ -9,12 +9,13 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // idemConnect opens a connection to the target (a new server process when
 // the target has a command) with rules installed first.
 func idemConnect(h *H, rules ...faultproxy.Rule) *endpoint {
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		c := h.ConnectHTTP(rules...)
 		return httpEndpoint(h.Ctx(), c, c.W)
 	}

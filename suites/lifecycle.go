@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -23,7 +24,7 @@ var checkPingEmpty = register(&Check{
 		"(changelog item 5), so the check runs in the 2025 versions.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: "specification/VERSION/basic/utilities/ping.mdx",
 		Clause: "The receiver MUST respond promptly with an empty response"}, legacyVersions...),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"ping#1"},
 	Limits:     map[string]string{"ping#1": "promptness is bounded only by the exchange timeout (the page names no bound)"},
 })
@@ -46,7 +47,7 @@ var checkPingPrompt = register(&Check{
 		"SKIP). \"Promptly\" is read as: without waiting for other work in flight; the page names no bound.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: "specification/VERSION/basic/utilities/ping.mdx",
 		Clause: "The receiver MUST respond promptly with an empty response"}, legacyVersions...),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"slow"},
 	Clauses:    []string{"ping#1"},
 })
@@ -64,7 +65,7 @@ var checkStdioExit = register(&Check{
 		"SIGTERM and SIGKILL come only after that, when the connection is closed.", stdioExitBound),
 	Rules: map[string]Rule{v20260728: {Level: reports.Should, Spec: stdioModern,
 		Clause: "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file."}},
-	Transports: []string{"stdio"},
+	Transports: []string{viaStdio},
 	Clauses:    []string{"st#6"},
 	Limits:     map[string]string{"st#6": fmt.Sprintf("promptly is read as within %s", stdioExitBound)},
 })
@@ -81,7 +82,7 @@ func registerLifecycle() {
 }
 
 func stdioExit(h *H) {
-	if h.Target().Transport != "stdio" {
+	if h.Target().Via() != protocol.TransportStdio {
 		h.Skip("the target is not a stdio process (" + h.Target().Transport + "): it has no standard input to close")
 	}
 	c := h.Connect()
@@ -114,7 +115,7 @@ func exitStatus(err error) string {
 func pingEmpty(h *H) {
 	var m json.RawMessage
 	var raw []byte
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		r := h.ConnectHTTP().Ping("as the first request after the handshake")
 		m, raw = r.Env.Result, r.Raw
 	} else {

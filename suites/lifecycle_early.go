@@ -36,7 +36,7 @@ var checkNoEarlyRequests = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: lifecyclePage,
 		Clause: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification."},
 		legacyVersions...),
-	Transports: []string{"stdio"},
+	Transports: []string{viaStdio},
 	Clauses:    []string{"lc#2"},
 	Limits:     map[string]string{"lc#2": "stdio only; the window ends at the answer to a ping sent after initialized"},
 })

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -41,7 +42,7 @@ var checkVersionFallback = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: lifecyclePage,
 		Clause: "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports."},
 		legacyVersions...),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"lc#4"},
 })
 
@@ -56,7 +57,7 @@ var checkVersionLatest = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: lifecyclePage,
 		Clause: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server."},
 		legacyVersions...),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"lc#5"},
 })
 
@@ -84,14 +85,14 @@ func newInitAsker(h *H) initAsker {
 			"clientInfo":      map[string]any{"name": "mcp-conform", "version": clients.DefaultClientVersion},
 		}})
 		var a rpcAnswer
-		switch h.Target().Transport {
-		case "http":
+		switch h.Target().Via() {
+		case protocol.TransportHTTP:
 			if hc == nil {
 				hc = h.ConnectHTTP()
 			}
 			resp, raw := rawBody(h, hc, line, http.Header{})
 			a = parseAnswer(resp.StatusCode, firstJSON(resp, raw))
-		case "stdio":
+		case protocol.TransportStdio:
 			c := h.ConnectBare()
 			from := c.W.Len()
 			c.SendRaw(string(line))

@@ -39,7 +39,7 @@ var (
 			map[string]Rule{v20260728: {Level: reports.Must, Spec: loggingModern,
 				Clause: "Servers that emit log message notifications MUST declare the logging capability"}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Roles:      []string{"log"},
 		Clauses:    []string{"log#1"},
 	})
@@ -55,7 +55,7 @@ var (
 			map[string]Rule{v20260728: {Level: reports.Should, Spec: loggingModern,
 				Clause: "If the io.modelcontextprotocol/logLevel value carried in a request's _meta is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: -32602 (Invalid params)"}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"log#2"},
 	})
 	checkLoggingLevelFilter = register(&Check{
@@ -71,7 +71,7 @@ var (
 			map[string]Rule{v20260728: {Level: reports.Should, Spec: loggingModern, Source: reports.SourceReading,
 				Clause: "When the field is present, the server MAY send notifications/message notifications at or above the requested level on the response stream of that request — mcp-conform's reading: nothing below the requested level is sent."}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Roles:      []string{"log"},
 	})
 	checkLoggingNotRequested = register(&Check{
@@ -81,7 +81,7 @@ var (
 			"it): any notifications/message on the connection FAILs. A server that does not declare logging: SKIP.",
 		Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: loggingModern, Also: []string{"specification/2026-07-28/changelog.mdx"},
 			Clause: "To receive log messages for a specific request, include io.modelcontextprotocol/logLevel in the request's _meta. The server MUST NOT emit notifications/message for a request that does not include this field."}},
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Roles:      []string{"log"},
 		Clauses:    []string{"log#7"},
 	})

@@ -35,7 +35,7 @@ var checkMetaKeys = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern, Also: []string{versioningModern},
 			Clause: metaKeyClause + " (versioning: Extension identifiers MUST follow the _meta key naming rules.)"}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"basic#11", "ver#3"},
 	Limits:     map[string]string{"basic#11": "the messages of the handshake, a tools/list and a slow call"},
 })

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // msgConn is one connection a message-level check (CANCEL, PROGRESS)
@@ -68,7 +69,7 @@ type msgConn interface {
 // (when the server offers one), so that whatever the server sends there —
 // a request's progress once its POST stream has closed — is judged too.
 func connectMsg(h *H, rules ...faultproxy.Rule) msgConn {
-	if h.Target().Transport != "http" {
+	if h.Target().Via() != protocol.TransportHTTP {
 		return stdioMsg{h.Connect(rules...)}
 	}
 	c := h.ConnectHTTP(rules...)

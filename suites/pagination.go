@@ -28,7 +28,7 @@ var (
 		Rules: sameRule(Rule{Level: reports.Should, Spec: paginationPage,
 			Clause: "Servers SHOULD: [...] Handle invalid cursors gracefully [...] Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."},
 			v20260728, v20251125, v20250618),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"pag#2", "pag#3"},
 	})
 	checkPaginationWalk = register(&Check{
@@ -44,7 +44,7 @@ var (
 		Rules: sameRule(Rule{Level: reports.Should, Spec: paginationPage,
 			Clause: "Servers SHOULD: Provide stable cursors [a cursor names a position in the list: following them visits each item once, and asking for a cursor again gives the same page]"},
 			v20260728, v20251125, v20250618),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"pag#1"},
 	})
 )

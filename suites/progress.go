@@ -26,7 +26,7 @@ func progressRules(level reports.Level, clause string) map[string]Rule {
 // clauses bind every transport. Over Streamable HTTP in the 2025 versions a
 // server may send a request's progress on the standalone GET stream, so the
 // checks hold one open and judge every stream.
-var progressTransports = []string{"stdio", "http", "websocket"}
+var progressTransports = []string{viaStdio, viaHTTP, viaWebSocket}
 
 var checkProgressToken = register(&Check{
 	ID:    "PROGRESS-TOKEN-ECHO",
@@ -92,8 +92,8 @@ var checkProgressAfterCancel = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: stdioModern,
 			Clause: "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 	),
-	On:         map[string]map[string]Rule{"websocket": {v20260728: cancelPatternShould}},
-	Only:       map[string][]string{"http": legacyVersions},
+	On:         map[string]map[string]Rule{viaWebSocket: {v20260728: cancelPatternShould}},
+	Only:       map[string][]string{viaHTTP: legacyVersions},
 	Transports: progressTransports,
 	Roles:      []string{"slow"},
 })
@@ -239,7 +239,7 @@ func lateOn(c msgConn, msgs []clients.Message, stream string, after, barrier int
 
 func orNone(s string) string {
 	if s == "" {
-		return "stdio"
+		return viaStdio
 	}
 	return s
 }

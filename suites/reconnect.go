@@ -29,7 +29,7 @@ var checkReissue = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: "specification/2026-07-28/changelog.mdx", Source: reports.SourceReading,
 			Clause: "\"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID\" — so, in mcp-conform's reading, the server serves the re-issued request and lists the same tools."}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -44,7 +44,7 @@ var checkResume = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
 		Clause: "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point. The server MUST NOT replay messages that would have been delivered on a different stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -62,7 +62,7 @@ var checkResumeLive = register(&Check{
 			Clause: "The SSE stream SHOULD eventually include JSON-RPC response for the JSON-RPC request sent in the POST body. [...] After the JSON-RPC response has been sent, the server SHOULD close the SSE stream. [...] Disconnection SHOULD NOT be interpreted as the client cancelling its request."},
 			v20250618),
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -30,7 +31,7 @@ var checkParseError = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModernPage, Also: []string{httpModern},
 			Clause: jsonrpcMust + " [JSON-RPC 2.0: invalid JSON gets the error -32700 with id null] [streamable-http.mdx] " + httpRejectModern}},
 	),
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 })
 
 var checkInvalidRequest = register(&Check{
@@ -46,7 +47,7 @@ var checkInvalidRequest = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern, Also: []string{httpModern},
 			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request object without a method, or whose jsonrpc is not exactly \"2.0\", gets the error -32600 Invalid Request] [streamable-http.mdx] " + httpRejectModern}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 })
 
 var checkUnknownMethod = register(&Check{
@@ -60,9 +61,9 @@ var checkUnknownMethod = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModernPage,
 			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response; an unknown method gets the error -32601 Method not found]"}},
 	),
-	On: map[string]map[string]Rule{"http": {v20260728: {Level: reports.Must, Spec: httpModern, Also: []string{basicModernPage},
+	On: map[string]map[string]Rule{viaHTTP: {v20260728: {Level: reports.Must, Spec: httpModern, Also: []string{basicModernPage},
 		Clause: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."}}},
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 })
 
 var checkInvalidParams = register(&Check{
@@ -78,7 +79,7 @@ var checkInvalidParams = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Source: reports.SourceReading,
 			Clause: "Protocol Errors indicate issues with the request structure itself [...] Malformed requests (requests that fail to satisfy CallToolRequest schema) — for invalid params JSON-RPC's code is -32602. No RFC 2119 keyword: mcp-conform's reading, WARN at most (a server that dies on it FAILs regardless)."}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 })
 
 var checkUnknownTool = register(&Check{
@@ -92,7 +93,7 @@ var checkUnknownTool = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Source: reports.SourceReading,
 			Clause: "Protocol Errors indicate issues with the request structure itself [...]: Unknown tool [...] {\"code\": -32602, \"message\": \"Unknown tool: invalid_tool_name\"}. Stated without an RFC 2119 keyword: mcp-conform's reading, WARN at most (a server that dies on it FAILs regardless)."}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 })
 
 var checkBatch = register(&Check{
@@ -109,7 +110,7 @@ var checkBatch = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: changelog618, Source: reports.SourceReading, Also: []string{stdioModern},
 			Clause: "Remove support for JSON-RPC batching (2025-06-18 changelog); \"Each message is a single JSON-RPC request, notification, or response\" (stdio.mdx) — mcp-conform's reading: a server does not process a batch. [stdio] \"The server MUST NOT write anything to its stdout that is not a valid MCP message\": an array of replies is not one."}},
 	),
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 })
 
 func registerRobust() {
@@ -136,7 +137,7 @@ func registerRobustInput() {
 
 // onTransport runs the stdio or the HTTP body of a check.
 func onTransport(h *H, stdio func(*Conn), web func(*HConn)) {
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		web(h.ConnectHTTP())
 		return
 	}
@@ -437,7 +438,7 @@ func batchRejected(h *H) {
 	judge := func(raw []byte, what string) {
 		env := jsonrpc.Parse(raw)
 		switch {
-		case env.Kind == jsonrpc.Batch && h.Target().Transport == "stdio":
+		case env.Kind == jsonrpc.Batch && h.Target().Via() == protocol.TransportStdio:
 			var arr []json.RawMessage
 			_ = json.Unmarshal(raw, &arr)
 			h.FailMust("the batch was processed: answered with an array of %d replies (%d bytes) on stdout, which is not a valid MCP message (the stdio transport MUST NOT carry one)", len(arr), len(raw))

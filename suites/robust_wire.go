@@ -27,7 +27,7 @@ var checkStdoutClean = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: stdioModern,
 			Clause: "The server MUST NOT write anything to its stdout that is not a valid MCP message."}},
 	),
-	Transports: []string{"stdio"},
+	Transports: []string{viaStdio},
 })
 
 // oversizeBytes is the padding of ROBUST-OVERSIZE: 8 MiB of arguments.
@@ -46,7 +46,7 @@ var checkOversize = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern, Also: []string{httpModern},
 			Clause: jsonrpcMust + " [JSON-RPC 2.0: a request gets a response — an error when the server cannot process it, e.g. because it is larger than it accepts] [streamable-http.mdx] " + httpRejectModern}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 })
 
 var checkInvalidUTF8 = register(&Check{
@@ -62,7 +62,7 @@ var checkInvalidUTF8 = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: "specification/2026-07-28/basic/transports/index.mdx", Also: []string{basicModern},
 			Clause: "JSON-RPC messages MUST be UTF-8 encoded. [basic/index.mdx] " + jsonrpcMust + " [a message that is not UTF-8, or not valid JSON, is invalid input: the server may answer it with an error or ignore it, and serves the next request]"}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 })
 
 var checkDuplicateID = register(&Check{
@@ -80,7 +80,7 @@ var checkDuplicateID = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: basicModern, Source: reports.SourceReading,
 			Clause: "\"The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for\" binds the client. mcp-conform's reading of the server's side: it keeps serving (the next request gets its answer), still answers the call in flight, and answers each request at most once."}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -99,7 +99,7 @@ var checkStrayResponse = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern, Also: []string{httpModern},
 			Clause: "Result responses MUST include the same ID as the request they correspond to. [...] Error responses MUST include the same ID as the request they correspond to [a reply to the client's response corresponds to no request of the client] [streamable-http.mdx] The client MUST NOT send JSON-RPC responses. [...] If the server cannot accept it, it MUST return an HTTP error status code"}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 })
 
 func stdoutClean(h *H) {
@@ -341,7 +341,7 @@ var checkIDEcho = register(&Check{
 		sameRule(Rule{Level: reports.Must, Spec: indexPage,
 			Clause: "Result responses MUST include the same ID as the request they correspond to."}, v20260728, v20251125),
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"basic#5"},
 })
 

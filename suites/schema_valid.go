@@ -32,7 +32,7 @@ var checkSchemaValid = harness.SchemaCheck(register(&Check{
 			"The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all " +
 			"protocol messages and structures. [...] Notifications MUST NOT include an ID."},
 		allVersions...),
-	Transports: []string{"stdio", "http", "websocket"},
+	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Clauses:    []string{"basic#1", "basic#10", "basic#6", "basic#8", "basic#15", "basic#16", "basic#14"},
 	Passive:    true,
 }))

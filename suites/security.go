@@ -30,7 +30,7 @@ var checkSecurityOrigin = register(&Check{
 		sameRule(Rule{Level: reports.Must, Spec: securityLegacy, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks"}, v20250618),
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern, Clause: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkSecurityVersion = register(&Check{
@@ -42,7 +42,7 @@ var checkSecurityVersion = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern, Also: []string{"specification/2026-07-28/basic/versioning.mdx"},
 			Clause: "If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 // Session id sampling of SECURITY-SESSION-ENTROPY.
@@ -66,7 +66,7 @@ var checkSessionEntropy = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: bestPractices, Also: []string{httpLegacy},
 		Clause: "MCP servers MUST use secure, non-deterministic session IDs. Generated session IDs (e.g., UUIDs) SHOULD use secure random number generators. [transports.mdx] The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash). The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkSessionReuse = register(&Check{
@@ -77,7 +77,7 @@ var checkSessionReuse = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
 		Clause: "The session ID SHOULD be globally unique and cryptographically secure: an id reused after its session ended sends a client that still holds it into someone else's session."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkSessionBinding = register(&Check{
@@ -89,7 +89,7 @@ var checkSessionBinding = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: bestPractices,
 		Clause: "MCP Servers MUST NOT use sessions for authentication. [...] MCP servers SHOULD bind session IDs to user-specific information."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkLoopbackBind = register(&Check{
@@ -105,7 +105,7 @@ var checkLoopbackBind = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: httpModern,
 			Clause: "When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)."}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 func registerSecurityHTTP() {

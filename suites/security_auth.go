@@ -33,7 +33,7 @@ var checkAuthRequired = register(&Check{
 		sameRule(Rule{Level: reports.Must, Spec: authLegacy, Clause: authClause}, legacyVersions...),
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: authModern, Clause: authClause}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 func registerSecurityAuth() {

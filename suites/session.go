@@ -15,7 +15,7 @@ var checkSessionRequired = register(&Check{
 	Title:      "a request without the session id is rejected with 400",
 	How:        "In a 2025 session, POSTs ping without Mcp-Session-Id and expects 400 Bad Request.",
 	Rules:      sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Clause: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request."}, legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkSessionUnknown = register(&Check{
@@ -28,7 +28,7 @@ var checkSessionUnknown = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy, Source: reports.SourceReading,
 		Clause: "mcp-conform's reading of \"The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found. When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session\": an id the server never issued gets the same 404."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkSessionExpired = register(&Check{
@@ -39,7 +39,7 @@ var checkSessionExpired = register(&Check{
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
 		Clause: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found."},
 		legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 var checkSessionDelete = register(&Check{
@@ -47,7 +47,7 @@ var checkSessionDelete = register(&Check{
 	Title:      "DELETE ends the session: its id then gets 404",
 	How:        "Sends DELETE with the session id (405 means the server does not allow it: SKIP), then pings with the same id and expects 404.",
 	Rules:      sameRule(Rule{Level: reports.Must, Spec: httpLegacy, Clause: "Clients [...] SHOULD send an HTTP DELETE to the MCP endpoint with the MCP-Session-Id header, to explicitly terminate the session. [...] after which it MUST respond to requests containing that session ID with HTTP 404 Not Found."}, legacyVersions...),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 })
 
 func registerSession() {

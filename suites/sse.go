@@ -26,7 +26,7 @@ var checkSSEHeaders = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: httpModern,
 			Clause: "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response."}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -45,7 +45,7 @@ var checkSSEHeartbeat = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: httpModern, Source: reports.SourceReading,
 			Clause: "For long-lived streams [...] servers are encouraged to periodically emit an SSE comment line (a line beginning with a colon, e.g. :\\r\\n) as a keep-alive. (\"Encouraged\" is no RFC 2119 keyword: mcp-conform's reading grades it as a SHOULD at most.)"}},
 	),
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"silent"},
 })
 

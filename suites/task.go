@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -34,7 +35,7 @@ var checkTaskCancelTerminal = register(&Check{
 		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "Handle tasks/cancel: Acknowledge cancellation requests with an empty result. Honor them when possible, but cancellation is cooperative — the task may still reach a non-cancelled terminal status. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 })
 
@@ -51,7 +52,7 @@ var checkTaskTerminalFinal = register(&Check{
 		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 })
 
@@ -66,7 +67,7 @@ var checkTaskCancelTerminalError = register(&Check{
 		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change (a tasks/cancel of a finished task is acknowledged, or rejected, and changes nothing). (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 })
 
@@ -82,7 +83,7 @@ var checkTaskSurvivesDisconnect = register(&Check{
 		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "Crash resilience. A task ID is a durable handle. If the client disconnects or restarts, it can resume polling with the same ID. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
-	Transports: []string{"http"},
+	Transports: []string{viaHTTP},
 	Roles:      []string{"task"},
 })
 
@@ -98,7 +99,7 @@ var checkTaskTTLReported = register(&Check{
 		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "Return CreateTaskResult: When a request will be long-running, respond with resultType: \"task\" and a Task object containing a unique taskId, initial status, ttlMs, and pollIntervalMs. (Task: ttlMs: number | null; createdAt; lastUpdatedAt. The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 })
 
@@ -115,7 +116,7 @@ var checkTaskProgressStops = register(&Check{
 		v20251125: {Level: reports.Must, Spec: "specification/2025-11-25/basic/utilities/progress.mdx",
 			Clause: "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)."},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 })
 
@@ -262,7 +263,7 @@ func taskProgressStops(h *H) {
 		c msgConn
 		t *tasker
 	)
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		// Once its CreateTaskResult has ended the POST stream, a task's
 		// progress can only come on the standalone GET stream, held open.
 		hc := h.ConnectHTTP()

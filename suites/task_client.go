@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 )
 
 // taskState is what a Task object (CreateTaskResult, tasks/get, tasks/cancel
@@ -123,7 +124,7 @@ func taskCapable(h *H) {
 // tasks connects to the target on its transport and returns a tasker.
 func tasks(h *H) *tasker {
 	taskCapable(h)
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		c := h.ConnectHTTP()
 		return httpTasker(h, c, c.W)
 	}

@@ -32,7 +32,7 @@ var checkTaskUnknownID = register(&Check{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent taskId in tasks/get, tasks/result, or tasks/cancel: -32602 (Invalid params); Invalid or nonexistent cursor in tasks/list: -32602 (Invalid params)"},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"task#31"},
 	Limits:     map[string]string{"task#31": "tasks/list's cursor only on a server that declares tasks.list (the reference does not)"},
 })
@@ -49,7 +49,7 @@ var checkTaskResult = register(&Check{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "When a receiver receives a tasks/result request for a task in a terminal status (completed, failed, or cancelled), it MUST return the final result of the underlying request, whether that is a successful result or a JSON-RPC error. When a receiver receives a tasks/result request for a task in any other non-terminal status (working or input_required), it MUST block the response until the task reaches a terminal status. For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned [...] The tasks/result operation MUST include this metadata in its response, as the result structure itself does not contain the task ID."},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#18", "task#19", "task#20", "task#21"},
 	Limits: map[string]string{
@@ -195,7 +195,7 @@ var checkTaskRequiredUnaugmented = register(&Check{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "If execution.taskSupport is \"required\", clients MUST invoke the tool as a task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so."},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#3"},
 })
@@ -262,7 +262,7 @@ var checkTaskCreatedWorking = register(&Check{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Task IDs MUST be a string value. Task IDs MUST be unique among all tasks controlled by the receiver. [...] Tasks MUST begin in the working status when created."},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#5", "task#6", "task#7"},
 	Limits: map[string]string{
@@ -296,7 +296,7 @@ var checkTaskMetaIgnored = register(&Check{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "For the tasks/get, tasks/result, and tasks/cancel operations, the taskId parameter in the request MUST be used as the source of truth for identifying the target task. Requestors SHOULD NOT include io.modelcontextprotocol/related-task metadata in these requests, and receivers MUST ignore such metadata if present in favor of the RPC method parameter."},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#22"},
 	Limits:     map[string]string{"task#22": "tasks/get only"},

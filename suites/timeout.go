@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients/reliable"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/sse"
 )
@@ -38,9 +39,9 @@ var checkTimeoutCancelStops = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: stdioModern, Also: []string{cancelModern},
 			Clause: "When the request has not received a success or error response within the timeout period, the sender SHOULD cancel the request and stop waiting for a response [...] stdio: sending a notifications/cancelled notification referencing the request ID. [stdio.mdx] Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it."}},
 	),
-	On: map[string]map[string]Rule{"http": {v20260728: {Level: reports.Must, Spec: httpModern, Also: []string{cancelModern},
+	On: map[string]map[string]Rule{viaHTTP: {v20260728: {Level: reports.Must, Spec: httpModern, Also: []string{cancelModern},
 		Clause: "When the request has not received a success or error response within the timeout period, the sender SHOULD cancel the request and stop waiting for a response [...] Streamable HTTP: closing the response stream for the request, which constitutes cancellation. [streamable-http.mdx] Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}}},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"slow"},
 })
 
@@ -65,7 +66,7 @@ func delayProgress(d time.Duration) faultproxy.Rule {
 }
 
 func timeoutCancelStops(h *H) {
-	if h.Target().Transport == "http" {
+	if h.Target().Via() == protocol.TransportHTTP {
 		timeoutCancelStopsHTTP(h)
 		return
 	}

@@ -23,7 +23,7 @@ var checkToolsCapability = register(&Check{
 		map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern,
 			Clause: "Servers that support tools MUST declare the tools capability"}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"tl#1"},
 })
 

@@ -25,7 +25,7 @@ var checkToolsHeaderSensitive = register(&Check{
 		"No x-mcp-header at all: PASS, noted.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern,
 		Clause: "Server developers SHOULD NOT mark sensitive parameters (passwords, API keys, tokens, PII) with x-mcp-header, as header values are visible to network intermediaries."}},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"tl#16"},
 	Limits:     map[string]string{"tl#16": "sensitive is read from the parameter's and header's names and format: password / writeOnly"},
 })

@@ -35,7 +35,7 @@ var (
 			map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern, Also: []string{basicModern},
 				Clause: "inputSchema: JSON Schema defining expected parameters [...] Defaults to 2020-12 if no $schema field is present; MUST be a valid JSON Schema object (not null) [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"tl#3", "basic#12"},
 		Limits:     map[string]string{"basic#12": "the inputSchemas of tools/list only"},
 	})
@@ -58,7 +58,7 @@ var (
 			map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern, Also: []string{basicModern},
 				Clause: "If an output schema is provided: Servers MUST provide structured results that conform to this schema. [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"tl#9", "basic#12"},
 		Limits: map[string]string{
 			"tl#9":     "the tools it may call safely only: the structured role, read-only tools that take {}",
@@ -74,7 +74,7 @@ var (
 			sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: toolNameClause}, v20251125),
 			map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Clause: toolNameClause}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"tl#4", "tl#5", "tl#6", "tl#7"},
 	})
 	checkToolsListStable = register(&Check{
@@ -86,7 +86,7 @@ var (
 			"(deterministic order is a SHOULD).",
 		Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern,
 			Clause: "Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client. This set MAY be empty and MAY change over time [...], but MUST NOT vary per-connection or as a side effect of other requests on the connection. [...] Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."}},
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"tl#14", "tl#15"},
 	})
 	// tl#11 (MUST); the isError form is mcp-conform's reading of the error
@@ -111,7 +111,7 @@ var (
 			map[string]Rule{v20260728: {Level: reports.Must, Spec: toolsModern,
 				Clause: "Servers MUST: Validate all tool inputs [...] Tool Execution Errors [...]: Input validation errors (e.g., date in wrong format, value out of range) [...] They are reported in tool results with isError: true [the classification: mcp-conform's reading, WARN]"}},
 		),
-		Transports: []string{"stdio", "http"},
+		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"tl#11"},
 		Limits:     map[string]string{"tl#11": "one read-only tool, one invalid argument set"},
 	})

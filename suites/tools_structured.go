@@ -27,7 +27,7 @@ var checkToolsStructuredText = register(&Check{
 		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: structuredTextClause}, v20251125, v20250618),
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Clause: structuredTextClause}},
 	),
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"tl#8"},
 	Limits:     map[string]string{"tl#8": "the tools it may call safely only: the structured role, read-only tools with an outputSchema that take {}"},
 })
