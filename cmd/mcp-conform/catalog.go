@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,15 +48,7 @@ func newFixtureCmd() *cobra.Command {
 			return exit(fixtures.RunCommand(cmd.Context(), c, os.Stderr))
 		},
 	}
-	cmd.Flags().StringVar(&c.Mutant, "mutant", "", "switch on one deliberate bug")
-	cmd.Flags().StringVar(&c.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:3001; the endpoint is /mcp, printed once listening)")
-	cmd.Flags().StringVar(&c.WS, "ws", "", "serve JSON-RPC over WebSocket on this address (one message per text frame, one session per connection; the endpoint ws://ADDR/mcp is printed once listening)")
-	cmd.Flags().DurationVar(&c.Heartbeat, "heartbeat", 15*time.Second, "interval of SSE comment keep-alives on silent streams (--http)")
+	c.Register(cmd.Flags())
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants and the check each one breaks, and the correct variants")
-	cmd.Flags().StringVar(&c.Variant, "variant", "", "serve correct variants of the reference (comma-separated, see --list; default $"+fixtures.VariantEnv+"): the same contract in another shape")
-	cmd.Flags().StringArrayVar(&c.Tokens, "require-token", nil, "--http: serve only requests with 'Authorization: Bearer TOKEN' (repeatable: any of them); others get 401 with a WWW-Authenticate Bearer challenge (default: no authorization)")
-	cmd.Flags().StringVar(&c.Introspection, "token-introspection", "", "--http: also accept bearer tokens this RFC 7662 introspection endpoint says are active and issued for this server (aud)")
-	cmd.Flags().StringArrayVar(&c.AuthorizationServers, "authorization-server", nil, "--http, with --require-token or --token-introspection: issuer listed in the protected-resource metadata served at /.well-known/oauth-protected-resource/mcp and named by the 401 challenge (repeatable)")
-	cmd.Flags().StringVar(&c.Ledger, "ledger", "", "SQLite file of the keyed mutation tools' ledger (default $"+fixtures.LedgerEnv+", else a private temporary file); servers given one file share it")
 	return cmd
 }
