@@ -71,11 +71,11 @@ func TestRealClauseMap(t *testing.T) {
 		binds               Side
 	}{
 		{"basic#2", "MUST", "2025-06-18,2025-11-25", false, "", "none", Server},
-		{"basic#1", "MUST", "2025-06-18,2025-11-25,2026-07-28", false, "specification/2026-07-28/basic/index.mdx", "partial", Server},
+		{"basic#1", "MUST", "2025-06-18,2025-11-25,2026-07-28", false, "specification/2026-07-28/basic/index.mdx", "covered", Server},
 		{"tr#29", "MUST", "2025-06-18,2025-11-25", false, "", "covered", Server},
-		{"h#15", "MUST", "2026-07-28", false, "specification/2026-07-28/basic/transports/streamable-http.mdx", "none", Server},
+		{"h#15", "MUST", "2026-07-28", false, "specification/2026-07-28/basic/transports/streamable-http.mdx", "covered", Server},
 		{"log#5", "SHOULD", "2025-11-25", true, "", "none", Server},
-		{"log#7", "MUST NOT", "2026-07-28", false, "specification/2026-07-28/server/utilities/logging.mdx", "none", Server},
+		{"log#7", "MUST NOT", "2026-07-28", false, "specification/2026-07-28/server/utilities/logging.mdx", "covered", Server},
 		{"cl-h#5", "REQUIRED", "2026-07-28", false, "specification/2026-07-28/basic/transports/streamable-http.mdx", "", Client},
 		{"cl-tr#3", "MUST", "2025-06-18,2025-11-25", false, "", "", Client},
 	} {
@@ -440,5 +440,27 @@ func TestSharedIDsKept(t *testing.T) {
 		if o.Level != c.Level || o.VersionsText != c.VersionsText {
 			t.Errorf("%s: level %q versions %q here, %q %q in %s", c.ID, o.Level, o.VersionsText, c.Level, c.VersionsText, shared)
 		}
+	}
+}
+
+// TestRewriteDrifts: Rewrite sets the last two cells of a drifted row and
+// leaves every other line as it was, pipes of the clause text included.
+func TestRewriteDrifts(t *testing.T) {
+	md := "| id | level | versions | clause | status | covered by |\n" +
+		"|---|---|---|---|---|---|\n" +
+		"| a#1 | MUST | all | one | none | none |\n" +
+		"| a#2 | MUST | all | two `x | y` | none | none |\n" +
+		"| a#3 | SHOULD | all | three | covered | C-3 |\n"
+	got := string(Rewrite([]byte(md), []Drift{
+		{ID: "a#1", Computed: Covered, CoveredBy: "C-1 (POST only)"},
+		{ID: "a#2", Computed: Partial, CoveredBy: "C-2"},
+	}))
+	want := "| id | level | versions | clause | status | covered by |\n" +
+		"|---|---|---|---|---|---|\n" +
+		"| a#1 | MUST | all | one | covered | C-1 (POST only) |\n" +
+		"| a#2 | MUST | all | two `x | y` | partial | C-2 |\n" +
+		"| a#3 | SHOULD | all | three | covered | C-3 |\n"
+	if got != want {
+		t.Errorf("Rewrite:\n%s\nwant:\n%s", got, want)
 	}
 }

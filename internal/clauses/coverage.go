@@ -367,3 +367,91 @@ func Validate(set *Set, catalog []Check, nt NotTestable) []error {
 	}
 	return errs
 }
+
+// Drift is a server clause whose status column in CLAUSES.md is not what
+// the catalog computes: Written is the column, Computed what Compute gives
+// ("not testable: …" shortened to "not testable"), CoveredBy the covered-by
+// cell the computed status implies.
+type Drift struct {
+	ID, Written, Computed, CoveredBy string
+}
+
+// Drifts lists the server clauses of r whose written status disagrees with
+// the computed one. A clause written "implicit" (the harness relies on it
+// while setting up) may compute none: no check declares what setup needs.
+func Drifts(set *Set, r Report) []Drift {
+	var out []Drift
+	for _, cc := range r.Clauses {
+		c, ok := set.Lookup(cc.ID)
+		if !ok || c.Binds != Server {
+			continue
+		}
+		computed := cc.Status
+		if IsNotTestable(computed) {
+			computed = notTestable
+		}
+		written := c.Status
+		if written == computed || (written == "implicit" && computed == None) {
+			continue
+		}
+		out = append(out, Drift{ID: cc.ID, Written: written, Computed: computed, CoveredBy: coveredBy(cc)})
+	}
+	return out
+}
+
+// coveredBy is the covered-by cell of a computed clause: its checks, each
+// with the part it does not see in parentheses.
+func coveredBy(cc ClauseCoverage) string {
+	if IsNotTestable(cc.Status) {
+		return "docs/clauses-not-testable.yaml"
+	}
+	if len(cc.Checks) == 0 {
+		return None
+	}
+	limits := map[string]string{}
+	for _, l := range cc.Limits {
+		if id, rest, ok := strings.Cut(l, " ("); ok {
+			limits[id] = strings.TrimSuffix(rest, ")")
+		}
+	}
+	parts := make([]string, 0, len(cc.Checks))
+	for _, id := range cc.Checks {
+		if l := limits[id]; l != "" {
+			id += " (" + l + ")"
+		}
+		parts = append(parts, id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Rewrite returns md with the status and covered-by cells of each drifted
+// clause's row set to the computed ones; other rows are unchanged.
+func Rewrite(md []byte, drifts []Drift) []byte {
+	byID := map[string]Drift{}
+	for _, d := range drifts {
+		byID[d.ID] = d
+	}
+	lines := strings.Split(string(md), "\n")
+	for i, line := range lines {
+		cells := splitRow(line)
+		if len(cells) < 6 {
+			continue
+		}
+		d, ok := byID[cells[0]]
+		if !ok {
+			continue
+		}
+		// Cut the last two cells (status, covered by) off the row.
+		body := strings.TrimSuffix(strings.TrimRight(line, " "), " |")
+		j := strings.LastIndex(body, " | ")
+		if j < 0 {
+			continue
+		}
+		k := strings.LastIndex(body[:j], " | ")
+		if k < 0 {
+			continue
+		}
+		lines[i] = body[:k] + " | " + d.Computed + " | " + d.CoveredBy + " |"
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
