@@ -30,6 +30,12 @@ type msgConn interface {
 	await(w waiter, what string) clients.Message
 	// ping sends the era's barrier request and waits for its answer.
 	ping(why string) clients.Message
+	// send sends a request with an explicit id (in the modern era with
+	// the per-request _meta) and returns at once: a request that stays
+	// open (subscriptions/listen) is read with waitFirst. Over HTTP its
+	// stream lives as long as the check. A request that could not be sent
+	// ends the check in ERROR.
+	send(id jsonrpc.ID, method string, params map[string]any) clients.InFlight
 	// notify sends a notification given as raw JSON. Over HTTP it is a
 	// POST whose answer must be 202 with no body or an error status: a
 	// JSON-RPC message in its body is recorded in the log like any other,
@@ -97,7 +103,10 @@ func (c stdioMsg) await(w waiter, what string) clients.Message {
 }
 
 func (c stdioMsg) ping(why string) clients.Message { return c.Ping(why) }
-func (c stdioMsg) notify(line string)              { c.SendRaw(line) }
+func (c stdioMsg) send(id jsonrpc.ID, method string, params map[string]any) clients.InFlight {
+	return sendOn(c.H(), c.W, id, method, params)
+}
+func (c stdioMsg) notify(line string) { c.SendRaw(line) }
 func (c stdioMsg) notifyAsync(line string) <-chan string {
 	ch := make(chan string, 1)
 	c.SendRaw(line)
@@ -182,6 +191,18 @@ func (c *httpMsg) await(w waiter, what string) clients.Message {
 }
 
 func (c *httpMsg) ping(why string) clients.Message { return c.Ping(why) }
+func (c *httpMsg) send(id jsonrpc.ID, method string, params map[string]any) clients.InFlight {
+	return sendOn(c.H(), c.W, id, method, params)
+}
+
+// sendOn is msgConn.send on either wire.
+func sendOn(h *H, w clients.Conn, id jsonrpc.ID, method string, params map[string]any) clients.InFlight {
+	f, err := w.Send(h.Ctx(), id, method, params)
+	if err != nil {
+		h.Errorf("send %s: %v", method, err)
+	}
+	return f
+}
 
 func (c *httpMsg) notify(line string) {
 	if why := <-c.notifyAsync(line); why != "" {

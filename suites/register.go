@@ -32,4 +32,5 @@ func Register() {
 	registerToolContract()
 	registerPagination()
 	registerLogging()
+	registerSubscriptions()
 }
