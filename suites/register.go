@@ -33,4 +33,5 @@ func Register() {
 	registerPagination()
 	registerLogging()
 	registerSubscriptions()
+	registerHTTPStreamEnd()
 }
