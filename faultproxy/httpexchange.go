@@ -58,6 +58,9 @@ type exchange struct {
 	unflushedBytes int
 	// headUnflushed: the response head is written, not yet flushed.
 	headUnflushed bool
+	// bsink is the JSON response body's sink (relayBody), part of the
+	// exchange to save an allocation per exchange.
+	bsink bodySink
 }
 
 var _ StreamControl = (*exchange)(nil)

@@ -31,7 +31,8 @@ func (ex *exchange) relayBody(resp *http.Response) {
 	msg := &ex.rec.msgs[1]
 	*msg = Message{Seq: ex.p.seq.Add(1), Dir: ServerToClient, Raw: body, At: ex.p.tr.Since(), Stream: ex.name, HTTPMethod: ex.r.Method}
 	ex.p.record(msg)
-	s := &bodySink{ex: ex, resp: resp}
+	s := &ex.bsink
+	*s = bodySink{ex: ex, resp: resp}
 	ex.p.apply(msg, s)
 	ex.pend.Wait()
 	ex.mu.Lock()
