@@ -69,6 +69,7 @@ var mutantCases = []mutantCase{
 	// streams).
 	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
+	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
 	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
 	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
