@@ -30,6 +30,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -53,6 +54,7 @@ var checkStreamRouting = register(&Check{
 func registerHTTPStreams() {
 	ginkgo.Describe("HTTP streams (2025)", ginkgo.Label("area:http"), func() {
 		define(checkStreamRouting, streamRouting)
+		define(checkSSEPriming, ssePriming)
 	})
 	ginkgo.Describe("LIFECYCLE no server requests (2026-07-28)", ginkgo.Label("area:lifecycle"), func() {
 		define(checkNoServerRequests, noServerRequests)
@@ -167,4 +169,53 @@ func onStream(m clients.Message) string {
 		return ""
 	}
 	return ", on stream " + m.Stream
+}
+
+var checkSSEPriming = register(&Check{
+	ID:    "HTTP-SSE-PRIMING",
+	Title: "a 2025-11-25 SSE response stream starts with a priming event (an event id and empty data)",
+	How: "2025-11-25 over Streamable HTTP. Calls the slow role with a progress token to its response. When the server " +
+		"answers the POST with an SSE stream, the stream's first event must carry an event id and an empty data field; " +
+		"a first event without an id, or one carrying a message, WARNs. An application/json answer opens no stream: " +
+		"the sentence does not apply (SKIP).",
+	Rules: map[string]Rule{"2025-11-25": {Level: reports.Should, Spec: httpLegacy,
+		Clause: "If the server initiates an SSE stream: The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect."}},
+	Transports: []string{"http"},
+	Roles:      []string{"slow"},
+	Clauses:    []string{"tr#14"},
+})
+
+func ssePriming(h *H) {
+	c := h.ConnectHTTP()
+	if v := c.W.Session().Version; v != string(protocol.V20251125) {
+		h.Skip("the session negotiated " + v + ": the priming event is a 2025-11-25 rule")
+	}
+	call := c.StartRole("slow", jsonrpc.StringID(unique("prime-call")), jsonrpc.StringID(unique("prime-tok")), nil)
+	c.Await(call, "the slow call")
+	if !call.IsSSE() {
+		h.Skip("the server answered the POST with " + call.Header().Get("Content-Type") + ", not an SSE stream: no stream to prime")
+	}
+	evs := call.StreamEvents()
+	if len(evs) == 0 {
+		h.Warnf("the SSE stream %s carried no event at all", call.Stream())
+		return
+	}
+	// A block of comment lines only (a heartbeat) is not an event: the
+	// priming event is the first real one.
+	first := evs[0].Event
+	for _, e := range evs {
+		if !e.IsComment {
+			first = e.Event
+			break
+		}
+	}
+	if !first.HasID || first.ID == "" {
+		h.Warnf("the first event of SSE stream %s has no event id (data %q): the stream is not primed for a reconnection", call.Stream(), clip([]byte(first.Data)))
+		return
+	}
+	if first.Data != "" {
+		h.Warnf("the first event of SSE stream %s (id %q) carries data %s, not the empty data of a priming event", call.Stream(), first.ID, clip([]byte(first.Data)))
+		return
+	}
+	h.Notef("SSE stream %s starts with the priming event id %q, empty data (%d events in all)", call.Stream(), first.ID, len(evs))
 }

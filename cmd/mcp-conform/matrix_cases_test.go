@@ -71,6 +71,7 @@ var mutantCases = []mutantCase{
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
 	{mutant: "stream-held-open", want: reports.Warn, evidence: "was still open"},
+	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
 	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
 	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
