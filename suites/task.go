@@ -133,6 +133,7 @@ func registerTask() {
 		define(checkTaskRequiredUnaugmented, taskRequiredUnaugmented)
 		define(checkTaskCreatedWorking, taskCreatedWorking)
 		define(checkTaskMetaIgnored, taskMetaIgnored)
+		define(checkTaskStatusNoRelatedMeta, taskStatusNoRelatedMeta)
 	})
 }
 
