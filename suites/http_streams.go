@@ -178,9 +178,9 @@ var checkSSEPriming = register(&Check{
 		"answers the POST with an SSE stream, the stream's first event must carry an event id and an empty data field; " +
 		"a first event without an id, or one carrying a message, WARNs. An application/json answer opens no stream: " +
 		"the sentence does not apply (SKIP).",
-	Rules: map[string]Rule{"2025-11-25": {Level: reports.Should, Spec: httpLegacy,
-		Clause: "If the server initiates an SSE stream: The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect."}},
-	Transports: []string{"http"},
+	Rules: sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+		Clause: "If the server initiates an SSE stream: The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect."}, v20251125),
+	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
 	Clauses:    []string{"tr#14"},
 })

@@ -19,10 +19,10 @@ var checkTaskStatusNoRelatedMeta = register(&Check{
 	How: "Creates a task with the task role, then sends tasks/get for it, (when tasks.cancel is declared) tasks/cancel for it " +
 		"and (when tasks.list is declared) tasks/list: no result's _meta may carry io.modelcontextprotocol/related-task.",
 	Rules: map[string]Rule{
-		"2025-11-25": {Level: reports.Should, Spec: tasksLegacy,
+		v20251125: {Level: reports.Should, Spec: tasksLegacy,
 			Clause: "Similarly, for the tasks/get, tasks/list, and tasks/cancel operations, receivers SHOULD NOT include io.modelcontextprotocol/related-task metadata in the result messages, as the taskId is already present in the response structure."},
 	},
-	Transports: []string{"stdio", "http"},
+	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#23"},
 	Limits:     map[string]string{"task#23": "tasks/cancel and tasks/list only where declared (the reference declares no tasks.list)"},

@@ -187,12 +187,12 @@ var mutantCases = []mutantCase{
 	// (they poll it; TASK-META-IGNORED gets it by id);
 	// on stdio the same checks pass: mayAlso, as also is transport-blind.
 	{mutant: "task-lost-on-disconnect", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META"}},
 	{mutant: "task-progress-after-terminal", spec: "2025-11-25", want: reports.Fail, evidence: "after tasks/get reported it cancelled"},
 	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META"}},
 	// The task contract's mutants change 2025-11-25 behaviour only (the
 	// 2026-07-28 extension has no tasks/result and names no error for an
 	// unknown task).

@@ -87,6 +87,8 @@ func TestWebSocketMutantsAreCaught(t *testing.T) {
 				case other.Transport != "websocket":
 					t.Errorf("%s ran on %s, want websocket only", other.ID, other.Transport)
 				case other.ID == breaks, tc.failsAllOn == "websocket" && other.Status == reports.Fail:
+				case other.Status == reports.Skip && strings.HasPrefix(other.Reason, "not in "):
+					// a check outside the run's version does not run (as in TestEveryMutantIsCaught)
 				case other.Status != reports.Pass:
 					t.Errorf("unrelated check %s [websocket]: %s %s", other.ID, other.Status, other.Reason)
 				}
