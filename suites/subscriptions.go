@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -15,10 +16,6 @@ import (
 
 // subscriptionsModern is the page of subscriptions/listen.
 const subscriptionsModern = "specification/2026-07-28/basic/patterns/subscriptions.mdx"
-
-// subscriptionIDKey tags every message of a subscription stream with the
-// id of the subscriptions/listen request that opened it.
-const subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
 
 var checkSubscriptionAckFirst = register(&Check{
 	ID:    "SUBSCRIPTION-ACK-FIRST",
@@ -49,7 +46,7 @@ func subscriptionOf(m clients.Message) jsonrpc.ID {
 	if m.Env.Params == nil || json.Unmarshal(m.Env.Params, &p) != nil {
 		return ""
 	}
-	return jsonrpc.IDFrom(p.Meta[subscriptionIDKey])
+	return jsonrpc.IDFrom(p.Meta[protocol.MetaSubscriptionID])
 }
 
 // ofSubscription reports whether m belongs to the subscription opened by
