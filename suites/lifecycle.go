@@ -77,6 +77,7 @@ func registerLifecycle() {
 		define(checkStdioExit, stdioExit)
 		define(checkVersionFallback, versionFallback)
 		define(checkVersionLatest, versionLatest)
+		define(checkVersionSame, versionSame) // lifecycle_version_same.go
 		define(checkNoEarlyRequests, noEarlyRequests)
 	})
 }

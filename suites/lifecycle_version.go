@@ -76,37 +76,28 @@ type initAsker func(version string) (a rpcAnswer, offered string)
 // connection) and a new session per initialize, on stdio a new server
 // process per initialize.
 func newInitAsker(h *H) initAsker {
+	return initAskerOn(h, lazyHTTP(h))
+}
+
+// lazyHTTP returns the check's one HTTP connection, made on first use.
+func lazyHTTP(h *H) func() *HConn {
 	var hc *HConn
+	return func() *HConn {
+		if hc == nil {
+			hc = h.ConnectHTTP()
+		}
+		return hc
+	}
+}
+
+// initAskerOn is newInitAsker over HTTP connection hc (made on first use).
+func initAskerOn(h *H, hc func() *HConn) initAsker {
 	return func(version string) (rpcAnswer, string) {
-		id := jsonrpc.StringID(unique("init"))
-		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Raw(), "method": "initialize", "params": map[string]any{
+		a := bareInitialize(h, hc, map[string]any{
 			"protocolVersion": version,
 			"capabilities":    map[string]any{},
 			"clientInfo":      map[string]any{"name": "mcp-conform", "version": clients.DefaultClientVersion},
-		}})
-		var a rpcAnswer
-		switch h.Target().Via() {
-		case protocol.TransportHTTP:
-			if hc == nil {
-				hc = h.ConnectHTTP()
-			}
-			resp, raw := rawBody(h, hc, line, http.Header{})
-			a = parseAnswer(resp.StatusCode, firstJSON(resp, raw))
-		case protocol.TransportStdio:
-			c := h.ConnectBare()
-			from := c.W.Len()
-			c.SendRaw(string(line))
-			// The process was just started: its first answer gets the
-			// time a server has to start and negotiate.
-			d := h.Cfg().StartTimeout
-			m, ok := c.WaitFirst(from, d, func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id })
-			if !ok {
-				h.Failf("initialize asking for %s was not answered %s", version, c.Silence(d))
-			}
-			a = parseAnswer(0, m.Raw)
-		default:
-			h.Skip("the target is neither a stdio process nor a Streamable HTTP endpoint (" + h.Target().Transport + ")")
-		}
+		}, "initialize asking for "+version)
 		var r struct {
 			ProtocolVersion any `json:"protocolVersion"`
 		}
@@ -116,6 +107,34 @@ func newInitAsker(h *H) initAsker {
 		v, _ := r.ProtocolVersion.(string)
 		return a, v
 	}
+}
+
+// bareInitialize sends initialize with params on a connection nothing
+// negotiated (stdio: a new server process; HTTP: a POST with no session,
+// on the server of hc) and returns its answer; what names it when it is
+// not answered (FAIL).
+func bareInitialize(h *H, hc func() *HConn, params map[string]any, what string) rpcAnswer {
+	id := jsonrpc.StringID(unique("init"))
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id.Raw(), "method": "initialize", "params": params})
+	switch h.Target().Via() {
+	case protocol.TransportHTTP:
+		resp, raw := rawBody(h, hc(), line, http.Header{})
+		return parseAnswer(resp.StatusCode, firstJSON(resp, raw))
+	case protocol.TransportStdio:
+		c := h.ConnectBare()
+		from := c.W.Len()
+		c.SendRaw(string(line))
+		// The process was just started: its first answer gets the
+		// time a server has to start and negotiate.
+		d := h.Cfg().StartTimeout
+		m, ok := c.WaitFirst(from, d, func(m clients.Message) bool { return m.Env.Kind.IsReply() && m.Env.ID == id })
+		if !ok {
+			h.Failf("%s was not answered %s", what, c.Silence(d))
+		}
+		return parseAnswer(0, m.Raw)
+	}
+	h.Skip("the target is neither a stdio process nor a Streamable HTTP endpoint (" + h.Target().Transport + ")")
+	return rpcAnswer{}
 }
 
 // offerForUnknown asks for unknownVersion and returns the version offered
