@@ -77,7 +77,8 @@ func registerLifecycle() {
 		define(checkStdioExit, stdioExit)
 		define(checkVersionFallback, versionFallback)
 		define(checkVersionLatest, versionLatest)
-		define(checkVersionSame, versionSame) // lifecycle_version_same.go
+		define(checkVersionSame, versionSame)       // lifecycle_version_same.go
+		define(checkInitializeInfo, initializeInfo) // lifecycle_initialize.go
 		define(checkNoEarlyRequests, noEarlyRequests)
 	})
 }

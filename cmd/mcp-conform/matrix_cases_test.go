@@ -101,6 +101,7 @@ var mutantCases = []mutantCase{
 	// The runner's probe reads 2025-06-18 answered with 2025-11-25 as refused:
 	// the check, run in 2025-11-25, asks for the 2025-06-18 its server/discover lists.
 	{mutant: "version-not-echoed", spec: "2025-11-25", want: reports.Fail, evidence: "a version the server supports (its server/discover lists it)"},
+	{mutant: "serverinfo-echo", spec: "2025-11-25", want: reports.Fail, evidence: "is the client's clientInfo handed back"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},
