@@ -72,6 +72,7 @@ var mutantCases = []mutantCase{
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
 	{mutant: "stream-held-open", want: reports.Warn, evidence: "was still open"},
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
+	{mutant: "tools-list-text-plain", want: reports.Fail, evidence: "tools/list: HTTP 200, Content-Type \"text/plain; charset=utf-8\""},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
 	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
 	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
