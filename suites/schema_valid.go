@@ -10,7 +10,8 @@ import (
 // (internal/schema: compiled once per process): requests and notifications
 // by their method, results by the method of the request they answer, plus
 // the JSON-RPC rules the schema does not express (result xor error, error
-// code and message, no id on a notification, the 2026 reserved codes). It
+// code and message, no id on a notification, a 2025 server request's id a
+// string or an integer, not null, the 2026 reserved codes). It
 // starts no server: each check's transcript is walked when the check ends
 // (the offending message is marked there by a note), and one SCHEMA-VALID
 // result per transport and version is made when the report is built,
@@ -23,8 +24,8 @@ var checkSchemaValid = harness.SchemaCheck(register(&Check{
 	How: "Runs in no spec of its own: every message the server sent in every other check, on every transport, " +
 		"is validated against the vendored schema.json of the version that check negotiated (requests and notifications " +
 		"by their method, results by the method of the request they answer, errors by their code), and against the JSON-RPC rules " +
-		"the schema leaves out (result xor error, an integer code with a message, no id on a notification, the reserved " +
-		"codes of 2026-07-28). The answer to a client's batch is left to ROBUST-BATCH-REJECTED. Each offending message is listed with the check it came from, its JSON pointer and the " +
+		"the schema leaves out (result xor error, an integer code with a message, no id on a notification, in 2025 a " +
+		"request id that is a string or an integer, never null, the reserved codes of 2026-07-28). The answer to a client's batch is left to ROBUST-BATCH-REJECTED. Each offending message is listed with the check it came from, its JSON pointer and the " +
 		"schema's complaint, and marked in that check's transcript. A SHOULD NOT rule alone (a code of the " +
 		"-32000..-32019 range in 2026-07-28) WARNs.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: indexPage,
@@ -33,6 +34,6 @@ var checkSchemaValid = harness.SchemaCheck(register(&Check{
 			"protocol messages and structures. [...] Notifications MUST NOT include an ID."},
 		allVersions...),
 	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
-	Clauses:    []string{"basic#1", "basic#10", "basic#6", "basic#8", "basic#15", "basic#16", "basic#14"},
+	Clauses:    []string{"basic#1", "basic#10", "basic#6", "basic#8", "basic#15", "basic#16", "basic#14", "basic#2", "basic#3"},
 	Passive:    true,
 }))

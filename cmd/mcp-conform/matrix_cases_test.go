@@ -103,6 +103,8 @@ var mutantCases = []mutantCase{
 	// the check, run in 2025-11-25, asks for the 2025-06-18 its server/discover lists.
 	{mutant: "version-not-echoed", spec: "2025-11-25", want: reports.Fail, evidence: "a version the server supports (its server/discover lists it)"},
 	{mutant: "serverinfo-echo", spec: "2025-11-25", want: reports.Fail, evidence: "is the client's clientInfo handed back"},
+	{mutant: "request-id-null", spec: "2025-11-25", want: reports.Fail, evidence: "request id is null"},
+	{mutant: "request-id-fraction", spec: "2025-06-18", want: reports.Fail, evidence: "request id 1.5 is neither a string nor an integer"},
 	{mutant: "server-cancels", want: reports.Fail, evidence: "notifications/cancelled"},
 	{mutant: "progress-wrong-token", want: reports.Fail, evidence: "carried token",
 		skips: []string{"PROGRESS-INCREASING", "PROGRESS-TOTAL-CONSTANT", "PROGRESS-STOP-AFTER-CANCEL", "CANCEL-HTTP-CLOSE", "RECONNECT-REISSUE"}},

@@ -70,7 +70,7 @@ func TestRealClauseMap(t *testing.T) {
 		status              string
 		binds               Side
 	}{
-		{"basic#2", "MUST", "2025-06-18,2025-11-25", false, "", "none", Server},
+		{"basic#2", "MUST", "2025-06-18,2025-11-25", false, "", "covered", Server},
 		{"basic#1", "MUST", "2025-06-18,2025-11-25,2026-07-28", false, "specification/2026-07-28/basic/index.mdx", "covered", Server},
 		{"tr#29", "MUST", "2025-06-18,2025-11-25", false, "", "covered", Server},
 		{"h#15", "MUST", "2026-07-28", false, "specification/2026-07-28/basic/transports/streamable-http.mdx", "covered", Server},
