@@ -70,6 +70,14 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
+	// Without a notification the two subscription checks of a change have
+	// nothing to judge.
+	{mutant: "tools-changed-silent", want: reports.Warn, evidence: "but no notifications/tools/list_changed",
+		skips: []string{"SUBSCRIPTION-ID-TAGGED", "SUBSCRIPTION-FILTER"}},
+	{mutant: "tools-changed-silent", spec: "2025-11-25", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
+	{mutant: "tools-changed-silent", spec: "2025-06-18", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
+	{mutant: "listen-notification-unmarked", want: reports.Fail, evidence: "carries no _meta"},
+	{mutant: "listen-filter-ignored", want: reports.Fail, evidence: "asked for promptsListChanged only, yet got"},
 	{mutant: "stream-held-open", want: reports.Warn, evidence: "was still open"},
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
