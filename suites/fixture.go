@@ -75,7 +75,8 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"task":     referenceTaskRole,
 			"flood": {Tool: "flood", Arguments: map[string]any{"count": 5000, "pad": 1000},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
-			"log": referenceLogRole,
+			"log":         referenceLogRole,
+			"listChanged": referenceListChangedRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		// The reference binds a session initialized with a credential to
@@ -108,12 +109,13 @@ func ReferenceManifest(mutant string) *Manifest {
 		Command:   []string{"mcp-conform", "fixture"},
 		Restart:   true,
 		Roles: map[string]Role{
-			"slow":     {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
-			"mutation": referenceMutationRole(),
-			"lookup":   {Tool: "lookup_ticket"},
-			"task":     referenceTaskRole,
-			"flood":    {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
-			"log":      referenceLogRole,
+			"slow":        {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"mutation":    referenceMutationRole(),
+			"lookup":      {Tool: "lookup_ticket"},
+			"task":        referenceTaskRole,
+			"flood":       {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
+			"log":         referenceLogRole,
+			"listChanged": referenceListChangedRole,
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
@@ -139,6 +141,11 @@ var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic"
 // debug, info, warning and error (those at or above the level asked for)
 // while it handles a call.
 var referenceLogRole = Role{Tool: "echo", Arguments: map[string]any{"text": "log"}}
+
+// referenceListChangedRole is the built-in targets' listChanged role:
+// change_tools, which adds the tool extra to tools/list (or removes it) for
+// every connection of the server and announces the change.
+var referenceListChangedRole = Role{Tool: "change_tools"}
 
 func fixtureValue(mutant string) string {
 	if mutant == "" {

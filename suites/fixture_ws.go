@@ -14,7 +14,8 @@ func ReferenceWSManifest(mutant string) *Manifest {
 		URL:       "ws://127.0.0.1:{port}/mcp",
 		Restart:   true,
 		Roles: map[string]Role{
-			"slow": {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"slow":        {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"listChanged": referenceListChangedRole,
 		},
 		Env: map[string]string{
 			fixtureEnv:   fixtureValue(mutant),

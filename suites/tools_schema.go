@@ -129,6 +129,7 @@ func registerToolContract() {
 		define(checkToolsListStable, toolsListStable)
 		define(checkToolsHeaderSensitive, toolsHeaderSensitive) // tools_header.go
 		define(checkToolsInputValidated, toolsInputValidated)
+		define(checkToolsListChanged, toolsListChanged) // tools_listchanged.go
 	})
 }
 

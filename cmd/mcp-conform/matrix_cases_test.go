@@ -70,6 +70,14 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
+	// Without a notification the two subscription checks of a change have
+	// nothing to judge.
+	{mutant: "tools-changed-silent", want: reports.Warn, evidence: "but no notifications/tools/list_changed",
+		skips: []string{"SUBSCRIPTION-ID-TAGGED", "SUBSCRIPTION-FILTER"}},
+	{mutant: "tools-changed-silent", spec: "2025-11-25", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
+	{mutant: "tools-changed-silent", spec: "2025-06-18", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
+	{mutant: "listen-notification-unmarked", want: reports.Fail, evidence: "carries no _meta"},
+	{mutant: "listen-filter-ignored", want: reports.Fail, evidence: "asked for promptsListChanged only, yet got"},
 	{mutant: "stream-held-open", want: reports.Warn, evidence: "was still open"},
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "tools-list-text-plain", want: reports.Fail, evidence: "tools/list: HTTP 200, Content-Type \"text/plain; charset=utf-8\""},
@@ -287,8 +295,10 @@ var mutantCases = []mutantCase{
 	{mutant: "error-no-message", spec: "2025-06-18", want: reports.Fail, evidence: "error has no message"},
 	{mutant: "ping-behind-calls", spec: "2025-11-25", want: reports.Fail, evidence: "the ping waited for the call"},
 	{mutant: "ping-behind-calls", spec: "2025-06-18", want: reports.Fail, evidence: "the ping waited for the call"},
-	{mutant: "tools-no-capability", want: reports.Fail, evidence: "do not declare tools"},
-	{mutant: "tools-no-capability", spec: "2025-06-18", want: reports.Fail, evidence: "do not declare tools"},
+	// Without the tools capability no tools.listChanged is declared:
+	// TOOLS-LIST-CHANGED has no promise to judge.
+	{mutant: "tools-no-capability", want: reports.Fail, evidence: "do not declare tools", skips: []string{"TOOLS-LIST-CHANGED"}},
+	{mutant: "tools-no-capability", spec: "2025-06-18", want: reports.Fail, evidence: "do not declare tools", skips: []string{"TOOLS-LIST-CHANGED"}},
 	// 2026-07-28 reserved error codes, on ROBUST-DUPLICATE-ID's refusal of
 	// an id in flight (which judges the server living on, not the code).
 	{mutant: "code-legacy-range", want: reports.Warn, evidence: "legacy range -32019..-32000"},

@@ -56,6 +56,11 @@ var wsMutantCases = []mutantCase{
 	{mutant: "silent-on-parse-error", want: reports.Fail, evidence: "no reply to a line that is not JSON"},
 	{mutant: "accept-batch", spec: "2025-06-18", want: reports.Warn, evidence: "processed"},
 	{mutant: "stdout-noise", want: reports.Fail, evidence: "frame(s) that are not JSON-RPC messages", failsAllOn: "websocket"},
+	// The tool list's changes and their subscriptions (the listChanged role
+	// of the WebSocket manifest).
+	{mutant: "tools-changed-silent", spec: "2025-11-25", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
+	{mutant: "listen-notification-unmarked", want: reports.Fail, evidence: "carries no _meta"},
+	{mutant: "listen-filter-ignored", want: reports.Fail, evidence: "asked for promptsListChanged only, yet got"},
 }
 
 // TestWebSocketMutantsAreCaught runs the WebSocket checks of the built-in

@@ -60,6 +60,9 @@ func TestReviewReference(t *testing.T) {
 	}{
 		"create_support_ticket": {reports.Conditional, `manifest role mutation, key "operation_key"`},
 		"append_note":           {reports.Unsafe, "readOnlyHint: false"},
+		// change_tools (the listChanged role) changes the tool list: not
+		// read-only, not idempotent (each call toggles the tool extra).
+		"change_tools": {reports.Unsafe, "readOnlyHint: false"},
 	}
 	var got []string
 	for _, r := range rows {
@@ -75,7 +78,7 @@ func TestReviewReference(t *testing.T) {
 			t.Errorf("%s/%s: version %q", r.Transport, r.Tool, r.ProtocolVersion)
 		}
 	}
-	tools := []string{"slow", "echo", "research", "flood", "create_support_ticket", "ticket_stats", "lookup_ticket", "append_note"}
+	tools := []string{"slow", "echo", "research", "flood", "create_support_ticket", "ticket_stats", "lookup_ticket", "append_note", "change_tools"}
 	var want []string
 	for _, tr := range []string{"stdio", "http"} {
 		for _, tool := range tools {

@@ -11,7 +11,7 @@ import (
 )
 
 // Roles lists the roles a draft considers, in the order it writes them.
-var Roles = []string{"slow", "mutation", "lookup", "task", "flood", "silent", "log"}
+var Roles = []string{"slow", "mutation", "lookup", "task", "flood", "silent", "log", "listChanged"}
 
 // Proposal is the draft's choice of a tool for one role.
 type Proposal struct {

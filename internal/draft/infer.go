@@ -80,7 +80,8 @@ func Propose(tools []Tool, transport string) *Draft {
 		sil = slowAsSilent(tools)
 	}
 	add("silent", sil, silent)
-	add("log", logCandidates(tools), logMissing) // logrole.go
+	add("log", logCandidates(tools), logMissing)                         // logrole.go
+	add("listChanged", listChangedCandidates(tools), listChangedMissing) // listchangedrole.go
 	// The order of the file, whatever the order found.
 	slices.SortStableFunc(d.Proposals, func(a, b *Proposal) int {
 		return cmp.Compare(slices.Index(Roles, a.Role), slices.Index(Roles, b.Role))
