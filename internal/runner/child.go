@@ -90,10 +90,7 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 		return nil, fmt.Errorf("split the run by target: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	jobs := p.o.Jobs
-	if jobs <= 0 {
-		jobs = DefaultJobs
-	}
+	jobs := p.jobs()
 	pcs, err := p.pieces(jobs)
 	if err != nil {
 		return nil, fmt.Errorf("split the run by target: %w", err)
