@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,11 +35,16 @@ import (
 // schedule (Jobs slots, costliest piece first to the slot that frees
 // first) for a range of bounds on a slice's cost, each child costing
 // pieceOverheadMs besides its checks; the bound whose schedule ends first
-// wins (unless it ends less than 2 % sooner than one of fewer children).
+// wins, each child's start charged to the cores too (ties: fewer children).
 
 // pieceOverheadMs is what a child process costs before its first check
 // (start, plan, catalog, schemas): about 30–50 ms measured on 2 cores.
 const pieceOverheadMs = 60
+
+// pieceCPUMs is the CPU a child's start takes (about 35 ms: a run of one
+// quick check is 30–40 ms of CPU, its server's start included), which the
+// children running beside it lack on a machine of few cores.
+const pieceCPUMs = 35
 
 // sliceRunsEnv, when set to a positive N, slices every part that may be
 // sliced into slices of about N check runs instead of by cost: tests slice
@@ -177,9 +183,7 @@ func (p *Plan) sliceCounts(checks [][]partCheck, jobs int) []int {
 	for m := 2; m <= min(n, 4*jobs); m++ {
 		k := counts(max(total/float64(m), dearest))
 		end, pcs := simulate(checks, k, jobs)
-		// More children for less than 2 % sooner is not worth their
-		// starts (which the simulation does not charge to the cores).
-		if end < 0.98*bestEnd || end <= bestEnd && pcs < bestPieces {
+		if end < bestEnd || end == bestEnd && pcs < bestPieces {
 			best, bestEnd, bestPieces = k, end, pcs
 		}
 	}
@@ -188,7 +192,8 @@ func (p *Plan) sliceCounts(checks [][]partCheck, jobs int) []int {
 
 // simulate deals each part i into k[i] slices and schedules the pieces on
 // jobs slots, costliest first, each to the slot that frees first: when the
-// last one ends, and how many pieces there are.
+// last one ends, plus the CPU every child's start takes from the others
+// (pieceCPUMs over the cores), and how many pieces there are.
 func simulate(checks [][]partCheck, k []int, jobs int) (float64, int) {
 	var costs []float64
 	for i, cs := range checks {
@@ -203,7 +208,7 @@ func simulate(checks [][]partCheck, k []int, jobs int) (float64, int) {
 	for _, c := range costs {
 		slots[slices.Index(slots, slices.Min(slots))] += c
 	}
-	return slices.Max(slots), len(costs)
+	return slices.Max(slots) + float64(len(costs))*pieceCPUMs/float64(runtime.NumCPU()), len(costs)
 }
 
 // dealByCost deals checks into k slices: costliest first, each to the
