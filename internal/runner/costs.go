@@ -20,7 +20,7 @@ import (
 // left to expire, a silent stream). Regenerate it from a JSON report of
 // the full reference run:
 //
-//	mcp-conform run -q --json /tmp/full.json
+//	mcp-conform run -q --repeat 3 --json /tmp/full.json
 //	go test ./internal/runner -run TestCheckCosts -update-costs /tmp/full.json
 //
 //go:embed costs.json
@@ -73,8 +73,9 @@ func checkCost(id, transport string) float64 {
 }
 
 // costsFromReport builds the table from a report's check runs: the mean
-// duration of each check id on each transport, whole milliseconds (at
-// least 1). SKIPped runs (nothing waited) are left out.
+// duration of each check id on each transport (over every run of a report
+// of --repeat N), whole milliseconds (at least 1). SKIPped checks
+// (nothing waited) are left out.
 func costsFromReport(rep *reports.Report) checkCosts {
 	type acc struct {
 		sum float64
@@ -93,8 +94,15 @@ func costsFromReport(rep *reports.Report) checkCosts {
 			a = &acc{}
 			sums[c.ID][c.Transport] = a
 		}
-		a.sum += c.DurationMs
-		a.n++
+		if len(c.Runs) == 0 {
+			a.sum += c.DurationMs
+			a.n++
+		}
+		// A report of --repeat N: every run's time.
+		for _, r := range c.Runs {
+			a.sum += r.DurationMs
+			a.n++
+		}
 	}
 	out := checkCosts{}
 	for id, byTransport := range sums {
