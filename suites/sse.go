@@ -34,7 +34,7 @@ var checkSSEHeartbeat = register(&Check{
 	ID:    "SSE-HEARTBEAT",
 	Title: "a silent event stream carries comment keep-alives",
 	How: "Calls the silent role (a call that sends nothing for longer than the server's keep-alive interval) and " +
-		"counts SSE comment blocks on its stream before the response. The silence is measured on the open stream: the longest " +
+		"counts SSE comment blocks on its stream before the response (the first comment decides: the check ends there). The silence is measured on the open stream: the longest " +
 		"span in which nothing arrived, from the response headers or the last event or comment to the next. A stream never silent " +
 		"for half the call (a server that sends its headers with its first event) has no silence to keep alive: SKIP. No version has a SHOULD for it: 2026-07-28 says servers " +
 		"\"are encouraged\" to send keep-alives on long-lived streams, so the check is mcp-conform's reading of good practice and WARNs at most.",
@@ -84,6 +84,21 @@ func sseHeartbeat(h *H) {
 	c := h.ConnectHTTP()
 	sent := time.Now()
 	call := c.StartRole("silent", jsonrpc.StringID("sse-heartbeat-1"), nil, nil)
+	// A keep-alive comment decides the check (any comment on the stream
+	// is heartbeatSeen): once one has come, the rest of the silent call is
+	// not waited for.
+	if e, ok := c.WaitEvent(call, h.Cfg().CallTimeout, func(e clients.StreamEvent) bool { return e.IsComment }); ok {
+		h.Notef("a keep-alive comment %s after the request, %s after the response headers, while the silent call was still running",
+			e.At.Sub(sent).Round(time.Millisecond), e.At.Sub(call.HeaderAt()).Round(time.Millisecond))
+		return
+	}
+	select {
+	case <-call.Ended():
+	default:
+		// No comment and no end within the call's bound: the call never
+		// answered (as Await would report it, without a second wait).
+		h.Failf("the silent call: no response for id %s within %s%s", call.ID(), h.Cfg().CallTimeout, c.ExitHint())
+	}
 	c.Await(call, "the silent call")
 	if !call.IsSSE() {
 		h.Skip("the server answered the silent call with " + call.Header().Get("Content-Type") + ", not an event stream")

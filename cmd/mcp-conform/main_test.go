@@ -11,12 +11,15 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/mcp-conform/mcp-conform/internal/refbin"
+	"github.com/mcp-conform/mcp-conform/internal/runner"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -141,6 +144,7 @@ func execCLIEnv(bin, dir string, limit time.Duration, env []string, args ...stri
 func runBin(bin string, limit time.Duration, env []string, args ...string) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
+	args = withTestJobs(args)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1"), env...)
 	cmd.WaitDelay = 2 * time.Second
@@ -158,6 +162,18 @@ func runBin(bin string, limit time.Duration, env []string, args ...string) (resu
 		return r, fmt.Errorf("run mcp-conform: %w", err)
 	}
 	return r, nil
+}
+
+// withTestJobs gives a run that does not set --jobs the bound a run of
+// any target has by default (runner.DefaultJobs), not the built-in
+// target's higher one (runner.ReferenceJobs): the tests start many runs
+// at once, race-built ones among them, and each keeps to as many children
+// at a time as it did before that default.
+func withTestJobs(args []string) []string {
+	if len(args) == 0 || args[0] != "run" || slices.ContainsFunc(args, func(a string) bool { return a == "--jobs" || strings.HasPrefix(a, "--jobs=") }) {
+		return args
+	}
+	return append(slices.Clone(args), "--jobs", strconv.Itoa(runner.DefaultJobs))
 }
 
 // mustRunBin is runBin failing the test on its error.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,7 @@ func (p *Plan) planChild() error {
 		return fmt.Errorf("%s=%q: no such target (the run has %d)", partEnv, v, len(p.o.Config.Targets))
 	}
 	p.child = true
+	childGC()
 	p.parts = []part{{base: i, spec: spec}}
 	p.cfg = p.config()
 	p.cfg.Part = !alone
@@ -90,10 +92,7 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 		return nil, fmt.Errorf("split the run by target: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	jobs := p.o.Jobs
-	if jobs <= 0 {
-		jobs = DefaultJobs
-	}
+	jobs := p.jobs()
 	pcs, err := p.pieces(jobs)
 	if err != nil {
 		return nil, fmt.Errorf("split the run by target: %w", err)
@@ -223,4 +222,20 @@ func (p *Plan) runChildren(ctx context.Context, onResult func(done, total int, c
 		return nil, err
 	}
 	return Merge(parts)
+}
+
+// childGC makes a child's garbage collector run less often than the
+// default (GOGC 400, under a 512 MiB soft limit) unless GOGC or
+// GOMEMLIMIT says otherwise: a child lives for a few seconds of checks
+// whose messages it parses, validates and keeps in transcripts, and the
+// collections of its heap of tens of MiB took CPU that the children beside
+// it lack on a machine of few cores (the full reference run: 0.91 of the
+// CPU, its largest process 102 MiB instead of 78).
+func childGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(512 << 20)
+	}
 }

@@ -25,7 +25,7 @@ func (f *CLIOptions) Register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.OpTimeout, "op-timeout", 5*time.Second, "bound on one ordinary exchange (ping, barrier)")
 	fl.DurationVar(&f.StartTimeout, "start-timeout", 15*time.Second, "bound on starting the target and negotiating a version")
 	fl.DurationVar(&f.Budget, "budget", 15*time.Minute, "bound on the whole run")
-	fl.IntVar(&f.Jobs, "jobs", 0, "how many child processes check at once, each a target (a transport in a protocol version) or a slice of one whose server is started per check (0: three per core, 4 to 16; 1: one after another in this process)")
+	fl.IntVar(&f.Jobs, "jobs", 0, "how many child processes check at once, each a target (a transport in a protocol version) or a slice of one whose server is started per check (0: three per core, 4 to 16, or eight per core up to 16 when the target is the built-in one, whose checks mostly wait; 1: one after another in this process)")
 	fl.Uint64Var(&f.Seed, "seed", 0, "seed of every random choice of the run (the fault rules' draws): the same seed reproduces them; printed in every report (default: one is chosen)")
 	fl.IntVar(&f.Repeat, "repeat", 1, "run every selected check N times (one after another): a check whose verdict changed between runs is reported FLAKY, with its worst verdict and every run's reason")
 	fl.BoolVar(&f.WebSocket, "websocket", false, "built-in target: also check the reference server over WebSocket (JSON-RPC, one message per frame; the CANCEL, PROGRESS and ROBUST checks)")

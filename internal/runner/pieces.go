@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,29 +23,43 @@ import (
 // share one server and stay in one child per version.
 //
 //	parts:   stdio 2026 (49 runs)   http 2025-11-25 (69 runs)   ...
-//	pieces:  stdio 2026 1/2, 2/2    http 2025-11-25 1/2, 2/2    ...  (longest first, Jobs at once)
+//	pieces:  stdio 2026 1/2, 2/2    http 2025-11-25 1/3 … 3/3   ...  (costliest first, Jobs at once)
 //	         └ each a label filter id:A || id:C || … || id:SCHEMA-VALID
 //	join:    a sliced part's reports + PartStates ─▶ suites.JoinParts ─▶ one part's results
 //
-// Slicing fills the job slots to the end of the run: with as many parts as
-// slots, the run lasts as long as its longest part; its slices end
-// sooner. Each slice is a child process (a start and a plan: tens of ms of
-// CPU), so a part is sliced only into pieces of at least minSliceRuns
-// check runs, and the run into about twice as many pieces as slots.
+// A run lasts as long as its costliest child, and a child's checks mostly
+// wait on the server (the slow role's steps, a session left to expire), so
+// the checks are dealt by what they are expected to take (checkCost, the
+// committed costs.json), not by their number: a few checks hold most of
+// the run's time. How many slices each part gets comes from simulating the
+// schedule (Jobs slots, costliest piece first to the slot that frees
+// first) for a range of bounds on a slice's cost, each child costing
+// pieceOverheadMs besides its checks; the bound whose schedule ends first
+// wins, each child's start charged to the cores too (ties: fewer children).
 
-// minSliceRuns is the fewest check runs a slice of a part may have;
-// sliceRunsEnv overrides it (tests slice a run of a few checks with it).
-const (
-	minSliceRuns = 24
-	sliceRunsEnv = "MCP_CONFORM_SLICE_RUNS"
-)
+// pieceOverheadMs is what a child process costs before its first check
+// (start, plan, catalog, schemas): about 30–50 ms measured on 2 cores.
+const pieceOverheadMs = 60
 
-// sliceRuns is minSliceRuns, or the positive number sliceRunsEnv gives.
-func sliceRuns() int {
+// pieceCPUMs is the CPU a child's start takes, which the children running
+// beside it lack on a machine of few cores: its version's schema compiled
+// (36–65 ms), Ginkgo, the catalog and the plan. Measured on the full
+// reference run at 16 jobs: 46 children took 2.1 s more CPU than 16
+// (about 70 ms each), and 16 ended it in 0.75 of the wall time (4
+// alternated pairs under load).
+const pieceCPUMs = 70
+
+// sliceRunsEnv, when set to a positive N, slices every part that may be
+// sliced into slices of about N check runs instead of by cost: tests slice
+// a run of a few quick checks with it.
+const sliceRunsEnv = "MCP_CONFORM_SLICE_RUNS"
+
+// forcedSliceRuns is sliceRunsEnv's positive number, or 0.
+func forcedSliceRuns() int {
 	if n, err := strconv.Atoi(os.Getenv(sliceRunsEnv)); err == nil && n > 0 {
 		return n
 	}
-	return minSliceRuns
+	return 0
 }
 
 // piece is one child process of a split run.
@@ -56,58 +73,178 @@ type piece struct {
 	filter string
 	// runs counts the check runs planned for the piece.
 	runs int
+	// cost is the piece's expected milliseconds: its checks' costs and
+	// pieceOverheadMs.
+	cost float64
 }
 
-// pieces deals the plan's parts out to child processes, longest first,
-// slicing the parts that may be sliced so that there are about twice as
-// many pieces as job slots.
+// partCheck is one check planned in a part, with its expected cost.
+type partCheck struct {
+	id   string
+	cost float64
+}
+
+// pieces deals the plan's parts out to child processes, costliest first,
+// slicing the parts that may be sliced as far as the simulated schedule
+// of jobs slots ends sooner.
 func (p *Plan) pieces(jobs int) ([]piece, error) {
-	runs := make([]int, len(p.parts))
-	total := 0
+	checks := make([][]partCheck, len(p.parts))
 	for i := range p.parts {
-		n, err := suites.Planned(p.partConfig(i), p.runOptions())
+		cs, err := p.partChecks(i)
 		if err != nil {
 			return nil, err
 		}
-		runs[i] = n
-		total += n
+		checks[i] = cs
 	}
-	per := max(1, (total+2*jobs-1)/(2*jobs))
-	least := sliceRuns()
+	k := p.sliceCounts(checks, jobs)
 	var out []piece
 	for i := range p.parts {
-		k := 1
-		if p.sliceable(i) {
-			k = max(1, min((runs[i]+per-1)/per, runs[i]/least))
-		}
-		if k == 1 {
-			out = append(out, piece{part: i, slice: 1, slices: 1, filter: p.filter, runs: runs[i]})
+		if k[i] <= 1 {
+			out = append(out, piece{part: i, slice: 1, slices: 1, filter: p.filter, runs: len(checks[i]), cost: sumCost(checks[i]) + pieceOverheadMs})
 			continue
 		}
-		for j := 1; j <= k; j++ {
-			ids, err := Shard{Index: j, Count: k}.Checks(p.partConfig(i), p.runOptions())
-			if err != nil {
-				return nil, err
-			}
-			if len(ids) == 0 {
+		for j, sl := range dealByCost(checks[i], k[i]) {
+			if len(sl) == 0 {
 				continue
 			}
-			alt := make([]string, 0, len(ids)+1)
-			for _, id := range ids {
-				alt = append(alt, "id:"+id)
+			alt := make([]string, 0, len(sl)+1)
+			for _, c := range sl {
+				alt = append(alt, "id:"+c.id)
 			}
 			// SCHEMA-VALID judges every check's messages: each slice
 			// validates its own (when the run selects it at all) and
 			// the parent joins them.
 			alt = append(alt, "id:"+schemaID)
-			out = append(out, piece{part: i, slice: j, slices: k, filter: and(p.filter, strings.Join(alt, " || ")), runs: len(ids)})
+			out = append(out, piece{part: i, slice: j + 1, slices: k[i], filter: and(p.filter, strings.Join(alt, " || ")), runs: len(sl), cost: sumCost(sl) + pieceOverheadMs})
 		}
 	}
-	// Longest first (ties: plan order, then slice order): with fewer job
+	// Costliest first (ties: plan order, then slice order): with fewer job
 	// slots than pieces, the long ones start at once and the short ones
 	// fill the slots they leave, which ends the whole sooner.
-	slices.SortStableFunc(out, func(a, b piece) int { return b.runs - a.runs })
+	slices.SortStableFunc(out, func(a, b piece) int { return cmp.Compare(b.cost, a.cost) })
 	return out, nil
+}
+
+// partChecks are the checks planned in part i, in catalog order, each
+// with its expected cost on the part's transport.
+func (p *Plan) partChecks(i int) ([]partCheck, error) {
+	cfg, ro := p.partConfig(i), p.runOptions()
+	selected, err := suites.Selected(ro)
+	if err != nil {
+		return nil, err
+	}
+	tr := cfg.Targets[0].Transport
+	var out []partCheck
+	for _, c := range selected {
+		o := ro
+		o.LabelFilter = and(ro.LabelFilter, "id:"+c.ID)
+		n, err := suites.Planned(cfg, o)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out = append(out, partCheck{id: c.ID, cost: float64(n) * checkCost(c.ID, tr)})
+		}
+	}
+	return out, nil
+}
+
+// sliceCounts says into how many slices each part is dealt: 1 for a part
+// that may not be sliced; else the count sliceRunsEnv forces, or the one
+// of the bound on a slice's cost whose simulated schedule ends first.
+func (p *Plan) sliceCounts(checks [][]partCheck, jobs int) []int {
+	counts := func(bound float64) []int {
+		k := make([]int, len(checks))
+		for i, cs := range checks {
+			k[i] = 1
+			if !p.sliceable(i) || len(cs) < 2 {
+				continue
+			}
+			if n := forcedSliceRuns(); n > 0 {
+				k[i] = max(1, len(cs)/n)
+				continue
+			}
+			k[i] = min(len(cs), max(1, int(math.Ceil(sumCost(cs)/bound))))
+		}
+		return k
+	}
+	if forcedSliceRuns() > 0 {
+		return counts(0)
+	}
+	total, dearest, n := 0.0, 0.0, 0
+	for _, cs := range checks {
+		total += sumCost(cs)
+		n += len(cs)
+		for _, c := range cs {
+			dearest = max(dearest, c.cost)
+		}
+	}
+	best := counts(math.Inf(1))
+	bestEnd, bestPieces := simulate(checks, best, jobs)
+	// Bounds from the whole run on one slot down to a share of 4×jobs
+	// slices (never below the dearest check: it is not cut).
+	for m := 2; m <= min(n, 4*jobs); m++ {
+		k := counts(max(total/float64(m), dearest))
+		end, pcs := simulate(checks, k, jobs)
+		if end < bestEnd || end == bestEnd && pcs < bestPieces {
+			best, bestEnd, bestPieces = k, end, pcs
+		}
+	}
+	return best
+}
+
+// simulate deals each part i into k[i] slices and schedules the pieces on
+// jobs slots, costliest first, each to the slot that frees first: when the
+// last one ends, plus the CPU every child's start takes from the others
+// (pieceCPUMs over the cores), and how many pieces there are.
+func simulate(checks [][]partCheck, k []int, jobs int) (float64, int) {
+	var costs []float64
+	for i, cs := range checks {
+		for _, sl := range dealByCost(cs, k[i]) {
+			if len(sl) > 0 || k[i] == 1 {
+				costs = append(costs, sumCost(sl)+pieceOverheadMs)
+			}
+		}
+	}
+	slices.SortFunc(costs, func(a, b float64) int { return cmp.Compare(b, a) })
+	slots := make([]float64, max(1, jobs))
+	for _, c := range costs {
+		slots[slices.Index(slots, slices.Min(slots))] += c
+	}
+	return slices.Max(slots) + float64(len(costs))*pieceCPUMs/float64(runtime.NumCPU()), len(costs)
+}
+
+// dealByCost deals checks into k slices: costliest first, each to the
+// slice with the least cost so far (ties: the lower index; equal costs:
+// catalog order). Each slice keeps catalog order.
+func dealByCost(checks []partCheck, k int) [][]partCheck {
+	k = max(1, k)
+	idx := make([]int, len(checks))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(checks[b].cost, checks[a].cost) })
+	load := make([]float64, k)
+	owner := make([]int, len(checks))
+	for _, i := range idx {
+		j := slices.Index(load, slices.Min(load))
+		load[j] += checks[i].cost
+		owner[i] = j
+	}
+	out := make([][]partCheck, k)
+	for i, c := range checks {
+		out[owner[i]] = append(out[owner[i]], c)
+	}
+	return out
+}
+
+// sumCost adds up the checks' costs.
+func sumCost(checks []partCheck) float64 {
+	s := 0.0
+	for _, c := range checks {
+		s += c.cost
+	}
+	return s
 }
 
 // schemaID is the passive check every slice keeps.
@@ -141,11 +278,7 @@ func (p *Plan) slicesAlone() bool {
 	if len(p.parts) != 1 || !p.sliceable(0) || p.o.Shard.Count > 0 {
 		return false
 	}
-	jobs := p.o.Jobs
-	if jobs <= 0 {
-		jobs = DefaultJobs
-	}
-	pcs, err := p.pieces(jobs)
+	pcs, err := p.pieces(p.jobs())
 	return err == nil && len(pcs) > 1
 }
 

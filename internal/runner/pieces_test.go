@@ -9,10 +9,11 @@ import (
 )
 
 // TestPieces: a plan's parts are sliced only where the server is started
-// per check (a command, on stdio or on a {port} of its own), into slices
-// of at least minSliceRuns check runs; every slice keeps SCHEMA-VALID; the
-// slices of a part hold each of its checks once; a fixed URL is one piece
-// per part; the pieces come longest first.
+// per check (a command, on stdio or on a {port} of its own), and only when
+// that ends the simulated schedule sooner (never with one job); every
+// slice keeps SCHEMA-VALID; the slices of a part hold each of its checks
+// once; a fixed URL is one piece per part; the pieces come costliest
+// first, and no piece costs more than the dearest part would alone.
 func TestPieces(t *testing.T) {
 	ref := suites.ExpandVersions(suites.ReferenceTargets(""), suites.AllVersions)
 	fixed, err := suites.URLManifest("http://127.0.0.1:1/mcp")
@@ -27,6 +28,9 @@ func TestPieces(t *testing.T) {
 		sliced bool
 	}{
 		{"reference, every version, 6 jobs", ref, 6, true},
+		{"reference, every version, 16 jobs", ref, 16, true},
+		{"reference, every version, 2 jobs", ref, 2, false},
+		{"reference, newest version, 2 jobs", suites.ReferenceTargets(""), 2, true},
 		{"reference, every version, 1 job", ref, 1, false},
 		{"a fixed URL, every version", suites.ExpandVersions([]*suites.Manifest{fixed}, suites.AllVersions), 6, false},
 	} {
@@ -40,13 +44,16 @@ func TestPieces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, pc := range pcs {
+				t.Logf("part %d slice %d/%d: %d runs, %.0f ms", pc.part, pc.slice, pc.slices, pc.runs, pc.cost)
+			}
 			if len(pcs) < len(p.parts) {
 				t.Fatalf("%d pieces for %d parts", len(pcs), len(p.parts))
 			}
 			sliced := false
 			for i, pc := range pcs {
-				if i > 0 && pc.runs > pcs[i-1].runs {
-					t.Errorf("piece %d has %d runs after one of %d: not longest first", i, pc.runs, pcs[i-1].runs)
+				if i > 0 && pc.cost > pcs[i-1].cost {
+					t.Errorf("piece %d costs %.0f ms after one of %.0f: not costliest first", i, pc.cost, pcs[i-1].cost)
 				}
 				if pc.slices == 1 {
 					continue
@@ -54,9 +61,6 @@ func TestPieces(t *testing.T) {
 				sliced = true
 				if !p.sliceable(pc.part) {
 					t.Errorf("part %d (%s) sliced though its server is not started per check", pc.part, p.cfg.Targets[pc.part].URL)
-				}
-				if pc.runs < minSliceRuns {
-					t.Errorf("a slice of %d check runs (fewest %d)", pc.runs, minSliceRuns)
 				}
 				if !strings.Contains(pc.filter, "id:SCHEMA-VALID") {
 					t.Errorf("slice %d/%d of part %d leaves SCHEMA-VALID out: %s", pc.slice, pc.slices, pc.part, pc.filter)
@@ -92,5 +96,34 @@ func TestPieces(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefaultJobs: --jobs 0 is ReferenceJobs when every target is the
+// built-in one (its checks mostly wait), DefaultJobs when any is not; a
+// --jobs given is kept.
+func TestDefaultJobs(t *testing.T) {
+	fixed, err := suites.URLManifest("http://127.0.0.1:1/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		targets []*suites.Manifest
+		jobs    int
+		want    int
+	}{
+		{"built-in", suites.ReferenceTargets(""), 0, ReferenceJobs},
+		{"built-in mutant, websocket too", append(suites.ReferenceTargets("respond-after-cancel"), suites.ReferenceWSManifest("respond-after-cancel")), 0, ReferenceJobs},
+		{"built-in, --jobs 2", suites.ReferenceTargets(""), 2, 2},
+		{"a URL", []*suites.Manifest{fixed}, 0, DefaultJobs},
+	} {
+		p := &Plan{o: Options{Config: &suites.Config{Targets: tc.targets}, Jobs: tc.jobs}}
+		if got := p.jobs(); got != tc.want {
+			t.Errorf("%s: %d jobs, want %d", tc.name, got, tc.want)
+		}
+	}
+	if ReferenceJobs < DefaultJobs || ReferenceJobs > 16 {
+		t.Errorf("ReferenceJobs %d: want DefaultJobs (%d) to 16", ReferenceJobs, DefaultJobs)
 	}
 }

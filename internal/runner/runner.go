@@ -95,6 +95,24 @@ type Options struct {
 // of four (three alternated pairs, whole-process CPU within 6 %).
 var DefaultJobs = min(16, max(4, 3*runtime.NumCPU()))
 
+// ReferenceJobs bounds the child processes when Options.Jobs is 0 and
+// every target is the built-in reference (or a mutant of it): eight per
+// core, at most 16. Its checks' time is nearly all waiting on its steps
+// (a slow call's 60 ms steps, a session left to expire), little CPU.
+var ReferenceJobs = min(16, max(DefaultJobs, 8*runtime.NumCPU()))
+
+// jobs is the run's bound on child processes: Options.Jobs, or its
+// default for these targets.
+func (p *Plan) jobs() int {
+	switch {
+	case p.o.Jobs > 0:
+		return p.o.Jobs
+	case p.o.Config != nil && len(p.o.Config.Targets) > 0 && !slices.ContainsFunc(p.o.Config.Targets, func(t *suites.Manifest) bool { return !isBuiltIn(t) }):
+		return ReferenceJobs
+	}
+	return DefaultJobs
+}
+
 // UsageError is a bad command line found while planning (a label filter
 // that does not parse, nothing selected, a manifest whose roles the target
 // does not serve): exit code 2, nothing run.

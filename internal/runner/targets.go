@@ -65,7 +65,7 @@ func CheckProgram(m *suites.Manifest) error {
 		return nil
 	}
 	prog := m.Command[0]
-	if prog == "mcp-conform" && len(m.Command) > 1 && m.Command[1] == "fixture" {
+	if isBuiltIn(m) {
 		return nil // served by this executable
 	}
 	if !strings.Contains(prog, "/") {
@@ -86,4 +86,10 @@ func CheckProgram(m *suites.Manifest) error {
 		return fmt.Errorf("target command %q: %s is not an executable file", prog, path)
 	}
 	return nil
+}
+
+// isBuiltIn reports whether m's server is the built-in reference (or one
+// of its mutants): "mcp-conform fixture …", served by this executable.
+func isBuiltIn(m *suites.Manifest) bool {
+	return len(m.Command) > 1 && m.Command[0] == "mcp-conform" && m.Command[1] == "fixture"
 }
