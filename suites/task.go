@@ -134,6 +134,7 @@ func registerTask() {
 		define(checkTaskCreatedWorking, taskCreatedWorking)
 		define(checkTaskMetaIgnored, taskMetaIgnored)
 		define(checkTaskStatusNoRelatedMeta, taskStatusNoRelatedMeta)
+		define(checkTaskUnsupportedToolAugmented, taskUnsupportedToolAugmented) // task_support.go
 	})
 }
 
