@@ -135,6 +135,7 @@ func registerTask() {
 		define(checkTaskMetaIgnored, taskMetaIgnored)
 		define(checkTaskStatusNoRelatedMeta, taskStatusNoRelatedMeta)
 		define(checkTaskUnsupportedToolAugmented, taskUnsupportedToolAugmented) // task_support.go
+		define(checkTaskGetNoSSE, taskGetNoSSE)                                 // task_http.go
 	})
 }
 
