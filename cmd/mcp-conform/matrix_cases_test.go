@@ -206,6 +206,7 @@ var mutantCases = []mutantCase{
 	{mutant: "task-status-related-meta", spec: "2025-11-25", want: reports.Warn, evidence: "although the taskId is in the result itself"},
 	{mutant: "task-forbidden-tool-runs", spec: "2025-11-25", want: reports.Warn, evidence: "a result (the tool run as a normal call)", also: []string{"SCHEMA-VALID"}},
 	{mutant: "task-get-sse", spec: "2025-11-25", want: reports.Warn, evidence: "answered on an SSE stream instead of one application/json body"},
+	{mutant: "task-progress-token-changed", spec: "2025-11-25", want: reports.Fail, evidence: "carry another token than the progressToken", skips: []string{"TASK-PROGRESS-STOPS"}},
 	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
