@@ -137,6 +137,7 @@ func registerTask() {
 		define(checkTaskUnsupportedToolAugmented, taskUnsupportedToolAugmented) // task_support.go
 		define(checkTaskGetNoSSE, taskGetNoSSE)                                 // task_http.go
 		define(checkTaskProgressToken, taskProgressToken)                       // task_progress.go
+		define(checkTaskCapabilityDeclared, taskCapabilityDeclared)             // task_support.go
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -110,4 +111,63 @@ func hasTaskMember(result json.RawMessage) bool {
 		Task json.RawMessage `json:"task"`
 	}
 	return json.Unmarshal(result, &r) == nil && len(r.Task) > 0 && string(r.Task) != "null"
+}
+
+var checkTaskCapabilityDeclared = register(&Check{
+	ID:    "TASK-CAPABILITY-DECLARED",
+	Title: "a server that answers a task-augmented tools/call with a CreateTaskResult declared tasks.requests.tools.call at initialization",
+	How: "Calls the task role's tool with params.task {ttl: 60000} on a negotiated connection, whatever the server declared " +
+		"(the other TASK checks SKIP on a server that declares no tasks): when the answer is a CreateTaskResult, the " +
+		"capabilities of its InitializeResult must hold tasks with requests.tools.call (the set of tasks.requests is " +
+		"exhaustive: a request type it lacks does not support task augmentation). An answer that creates no task: SKIP.",
+	Rules: map[string]Rule{
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Servers and clients that support task-augmented requests MUST declare a tasks capability during initialization. The tasks capability is structured by request category, with boolean properties indicating which specific request types support task augmentation. [...] The set of capabilities in capabilities.tasks.requests is exhaustive. If a request type is not present, it does not support task-augmentation."},
+	},
+	Transports: []string{viaStdio, viaHTTP},
+	Roles:      []string{"task"},
+	Clauses:    []string{"task#1"},
+})
+
+// anyTasker connects to the target on its transport, whatever tasks it
+// declares.
+func anyTasker(h *H) *tasker {
+	if h.Target().Via() == protocol.TransportHTTP {
+		c := h.ConnectHTTP()
+		return httpTasker(h, c, c.W)
+	}
+	return stdioTasker(h, h.Connect())
+}
+
+func taskCapabilityDeclared(h *H) {
+	t := anyTasker(h)
+	r := h.Role("task")
+	args := map[string]any{}
+	for k, v := range r.Arguments {
+		args[k] = v
+	}
+	m := t.exchange("tools/call", map[string]any{"name": r.Tool, "arguments": args, "task": map[string]any{"ttl": 60000}}, h.Cfg().CallTimeout)
+	if m.Env.Kind != jsonrpc.Response || !hasTaskMember(m.Env.Result) {
+		h.Skip(fmt.Sprintf("the task role's tool %s answered a task-augmented tools/call without a CreateTaskResult: %s", r.Tool, rawText(m)))
+	}
+	var caps struct {
+		Tasks *struct {
+			Requests *struct {
+				Tools *struct {
+					Call json.RawMessage `json:"call"`
+				} `json:"tools"`
+			} `json:"requests"`
+		} `json:"tasks"`
+	}
+	declared := string(h.Session().Capabilities)
+	_ = json.Unmarshal(h.Session().Capabilities, &caps)
+	switch {
+	case caps.Tasks == nil:
+		h.Failf("tools/call of %s with params.task created a task (%s), but the server declared no tasks capability at initialization (capabilities %s)",
+			r.Tool, rawText(m), declared)
+	case caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil || caps.Tasks.Requests.Tools.Call == nil:
+		h.Failf("tools/call of %s with params.task created a task (%s), but the tasks capability declared at initialization lacks requests.tools.call (capabilities %s)",
+			r.Tool, rawText(m), declared)
+	}
+	h.Notef("tools/call of %s with params.task created a task; tasks.requests.tools.call is declared", r.Tool)
 }
