@@ -138,6 +138,7 @@ func registerTask() {
 		define(checkTaskGetNoSSE, taskGetNoSSE)                                 // task_http.go
 		define(checkTaskProgressToken, taskProgressToken)                       // task_progress.go
 		define(checkTaskCapabilityDeclared, taskCapabilityDeclared)             // task_support.go
+		define(checkTaskUndeclaredNormal, taskUndeclaredNormal)                 // task_support.go
 	})
 }
 

@@ -38,10 +38,16 @@ var unsupportedRoles = []string{"log", "slow"}
 // "forbidden" that may be called safely: its arguments, why it was picked
 // and its taskSupport ("" when absent), or ok false.
 func unsupportedTaskTool(h *H, tools []map[string]any) (tool unsupportedPick, ok bool) {
-	unsupported := func(t map[string]any) bool {
+	return safeTaskTool(h, tools, func(t map[string]any) bool {
 		s := taskSupportOf(t)
 		return s == "" || s == "forbidden"
-	}
+	})
+}
+
+// safeTaskTool picks, among the tools that pass unsupported, one that may be
+// called safely: the log or slow role's tool, else a read-only tool whose
+// inputSchema accepts {}.
+func safeTaskTool(h *H, tools []map[string]any, unsupported func(map[string]any) bool) (tool unsupportedPick, ok bool) {
 	for _, role := range unsupportedRoles {
 		r, declared := h.Target().Roles[role]
 		if !declared {
@@ -170,4 +176,72 @@ func taskCapabilityDeclared(h *H) {
 			r.Tool, rawText(m), declared)
 	}
 	h.Notef("tools/call of %s with params.task created a task; tasks.requests.tools.call is declared", r.Tool)
+}
+
+var checkTaskUndeclaredNormal = register(&Check{
+	ID:    "TASK-UNDECLARED-NORMAL",
+	Title: "a request of a type whose task augmentation the server does not declare is processed normally, params.task ignored",
+	How: "Sends tools/list with params.task {ttl: 60000} (a server's tasks capability can declare task augmentation of tools/call " +
+		"only): the answer must be a ListToolsResult (a tools array, no task). On a server that declares no " +
+		"tasks.requests.tools.call it also calls the log or slow role's tool (with the role's arguments), else the first tool " +
+		"annotated readOnlyHint: true whose inputSchema accepts {}, once plainly and once with params.task: the second must be " +
+		"answered as the first (no CreateTaskResult; a result where the plain call got one, the same error code where it got an " +
+		"error).",
+	Rules: map[string]Rule{
+		v20251125: {Level: reports.Must, Spec: tasksLegacy,
+			Clause: "Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present."},
+	},
+	Transports: []string{viaStdio, viaHTTP},
+	Clauses:    []string{"task#4"},
+	Limits: map[string]string{"task#4": "tools/list on every server; tools/call only on a server that declares no tasks.requests.tools.call " +
+		"(passed by the reference's no-tasks variant; the mutant breaks tools/list only)"},
+})
+
+func taskUndeclaredNormal(h *H) {
+	t := anyTasker(h)
+	lm := t.exchange("tools/list", map[string]any{"task": map[string]any{"ttl": 60000}}, h.Cfg().OpTimeout)
+	var list struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if lm.Env.Kind != jsonrpc.Response || json.Unmarshal(lm.Env.Result, &list) != nil || len(list.Tools) == 0 || list.Tools[0] != '[' || hasTaskMember(lm.Env.Result) {
+		h.Failf("tools/list with params.task answered %s: the server declares no task support for tools/list, so it must list its tools, the task metadata ignored", rawText(lm))
+	}
+	var caps struct {
+		Tasks *struct {
+			Requests *struct {
+				Tools *struct {
+					Call json.RawMessage `json:"call"`
+				} `json:"tools"`
+			} `json:"requests"`
+		} `json:"tasks"`
+	}
+	_ = json.Unmarshal(h.Session().Capabilities, &caps)
+	if caps.Tasks != nil && caps.Tasks.Requests != nil && caps.Tasks.Requests.Tools != nil && caps.Tasks.Requests.Tools.Call != nil {
+		h.Notef("tools/list with params.task listed the tools; tools/call not judged (tasks.requests.tools.call is declared)")
+		return
+	}
+	p, ok := safeTaskTool(h, t.listTools(), func(map[string]any) bool { return true })
+	if !ok {
+		h.Notef("tools/list with params.task listed the tools; tools/call not judged: no tool can be called safely (no log or slow role, no read-only tool that takes {})")
+		return
+	}
+	plain := t.exchange("tools/call", map[string]any{"name": p.name, "arguments": p.args}, h.Cfg().CallTimeout)
+	args := map[string]any{}
+	for k, v := range p.args {
+		args[k] = v
+	}
+	aug := t.exchange("tools/call", map[string]any{"name": p.name, "arguments": args, "task": map[string]any{"ttl": 60000}}, h.Cfg().CallTimeout)
+	switch {
+	case aug.Env.Kind == jsonrpc.Response && hasTaskMember(aug.Env.Result):
+		h.Failf("tools/call of %s (%s) with params.task created a task (%s) although the server declares no tasks.requests.tools.call", p.name, p.why, rawText(aug))
+	case plain.Env.Kind == jsonrpc.Response && aug.Env.Kind != jsonrpc.Response:
+		h.Failf("tools/call of %s (%s) answered a result without params.task, but %s with it: the task metadata must be ignored", p.name, p.why, rawText(aug))
+	case plain.Env.Kind == jsonrpc.ErrorReply && (aug.Env.Kind != jsonrpc.ErrorReply || errorCode(aug.Env.Error) != errorCode(plain.Env.Error)):
+		h.Failf("tools/call of %s (%s) answered %s without params.task, but %s with it: the task metadata must be ignored", p.name, p.why, rawText(plain), rawText(aug))
+	}
+	answer := "a result"
+	if aug.Env.Kind == jsonrpc.ErrorReply {
+		answer = "the error " + describeError(aug.Env.Error)
+	}
+	h.Notef("tools/list with params.task listed the tools; tools/call of %s (%s) answered alike with and without params.task: %s", p.name, p.why, answer)
 }
