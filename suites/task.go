@@ -134,6 +134,11 @@ func registerTask() {
 		define(checkTaskCreatedWorking, taskCreatedWorking)
 		define(checkTaskMetaIgnored, taskMetaIgnored)
 		define(checkTaskStatusNoRelatedMeta, taskStatusNoRelatedMeta)
+		define(checkTaskUnsupportedToolAugmented, taskUnsupportedToolAugmented) // task_support.go
+		define(checkTaskGetNoSSE, taskGetNoSSE)                                 // task_http.go
+		define(checkTaskProgressToken, taskProgressToken)                       // task_progress.go
+		define(checkTaskCapabilityDeclared, taskCapabilityDeclared)             // task_support.go
+		define(checkTaskUndeclaredNormal, taskUndeclaredNormal)                 // task_support.go
 	})
 }
 
@@ -258,23 +263,23 @@ func taskTTLReported(h *H) {
 	h.Notef("%s %s, %s; polled %d times to %s", ttlName, a.TTL, poll, len(obs[0]), obs[0][len(obs[0])-1].status)
 }
 
-func taskProgressStops(h *H) {
+// taskProgressConn connects for watching a task's progress: on Streamable
+// HTTP with the standalone GET stream held open (once its CreateTaskResult
+// has ended the POST stream, a task's progress can only come there).
+func taskProgressConn(h *H) (msgConn, *tasker) {
 	taskCapable(h)
-	var (
-		c msgConn
-		t *tasker
-	)
 	if h.Target().Via() == protocol.TransportHTTP {
-		// Once its CreateTaskResult has ended the POST stream, a task's
-		// progress can only come on the standalone GET stream, held open.
 		hc := h.ConnectHTTP()
 		m := &httpMsg{HConn: hc}
 		m.openStandalone()
-		c, t = m, httpTasker(h, hc, hc.W)
-	} else {
-		sc := h.Connect()
-		c, t = stdioMsg{sc}, stdioTasker(h, sc)
+		return m, httpTasker(h, hc, hc.W)
 	}
+	sc := h.Connect()
+	return stdioMsg{sc}, stdioTasker(h, sc)
+}
+
+func taskProgressStops(h *H) {
+	c, t := taskProgressConn(h)
 	_, crossStream := c.(*httpMsg)
 	tokens := []jsonrpc.ID{jsonrpc.StringID("task-progress-cancelled"), jsonrpc.StringID("task-progress-control")}
 	a, _ := t.createWith(tokens[0])

@@ -447,6 +447,10 @@ var badInputChecks = map[string]bool{
 	// It reads the task role's taskSupport in tools/list, which these
 	// targets do not serve (SKIP).
 	"TASK-REQUIRED-UNAUGMENTED": true,
+	// It calls, as a task, a tool tools/list lists without task support.
+	"TASK-UNSUPPORTED-TOOL-AUGMENTED": true,
+	// It sends tools/list and tools/call with params.task.
+	"TASK-UNDECLARED-NORMAL": true,
 	// SCHEMA-VALID judges every message the others' connections carried
 	// (garbage lines are not JSON: basic#1).
 	"SCHEMA-VALID": true,

@@ -219,6 +219,13 @@ var mutantCases = []mutantCase{
 	{mutant: "task-starts-input-required", spec: "2025-11-25", want: reports.Fail, evidence: "a task must begin in working"},
 	{mutant: "task-meta-overrides-id", spec: "2025-11-25", want: reports.Fail, evidence: "the taskId parameter must decide"},
 	{mutant: "task-status-related-meta", spec: "2025-11-25", want: reports.Warn, evidence: "although the taskId is in the result itself"},
+	{mutant: "task-forbidden-tool-runs", spec: "2025-11-25", want: reports.Warn, evidence: "a result (the tool run as a normal call)"},
+	{mutant: "task-get-sse", spec: "2025-11-25", want: reports.Warn, evidence: "answered on an SSE stream instead of one application/json body"},
+	// Without the tasks capability every other TASK check SKIPs.
+	{mutant: "task-capability-undeclared", spec: "2025-11-25", want: reports.Fail, evidence: "declared no tasks capability at initialization", skips: taskCapableChecks,
+		also: []string{"TASK-UNDECLARED-NORMAL"}},
+	{mutant: "task-undeclared-rejected", spec: "2025-11-25", want: reports.Fail, evidence: "so it must list its tools, the task metadata ignored"},
+	{mutant: "task-progress-token-changed", spec: "2025-11-25", want: reports.Fail, evidence: "carry another token than the progressToken", skips: []string{"TASK-PROGRESS-STOPS"}},
 	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
@@ -324,3 +331,9 @@ func (tc mutantCase) wantFor(tr string) reports.Status {
 // mutants that break its clause on one transport (see
 // TestTimeoutCaughtByCancelMutants) leave it passing on the other.
 var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
+
+// taskCapableChecks are the TASK checks that SKIP on a 2025-11-25 server
+// that declares no tasks.requests.tools.call.
+var taskCapableChecks = []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-SURVIVES-DISCONNECT",
+	"TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-UNKNOWN-ID", "TASK-RESULT", "TASK-REQUIRED-UNAUGMENTED", "TASK-CREATED-WORKING",
+	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN"}

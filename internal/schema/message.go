@@ -78,7 +78,9 @@ type Request struct {
 	// Method is the request's method.
 	Method string
 	// Task is true when the request's params carried a "task" member
-	// (2025-11-25 task augmentation: the result is then a CreateTaskResult).
+	// (2025-11-25 task augmentation: a result with a task member is then a
+	// CreateTaskResult; one without is the method's own result, as a
+	// receiver that declares no task support returns it).
 	Task bool
 }
 
@@ -314,7 +316,12 @@ func (v *Validator) resultTarget(o *Outcome, inst any, lookup RequestLookup) str
 	def := m.Result
 	rt, hasRT := resultType(inst)
 	switch {
-	case req.Task && m.TaskResult != "":
+	case req.Task && m.TaskResult != "" && hasTask(inst):
+		// A task-augmented request is answered with a CreateTaskResult
+		// when the receiver accepts the task; one that declares no task
+		// support for the request type "MUST process requests of that
+		// type normally" (2025-11-25 tasks.mdx §Task Support and
+		// Handling): a result without a task is the method's own.
 		def = m.TaskResult
 	case m.InputRequired != "" && rt == "input_required":
 		def = m.InputRequired
@@ -426,6 +433,14 @@ func stamp(seq int64, vs []Violation) []Violation {
 
 // resultType reads result.resultType of a decoded response; ok is false
 // when it is absent or not a string.
+// hasTask reports whether a result response's result has a task member.
+func hasTask(inst any) bool {
+	obj, _ := inst.(map[string]any)
+	res, _ := obj["result"].(map[string]any)
+	_, ok := res["task"]
+	return ok
+}
+
 func resultType(inst any) (rt string, ok bool) {
 	obj, _ := inst.(map[string]any)
 	res, _ := obj["result"].(map[string]any)

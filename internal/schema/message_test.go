@@ -125,9 +125,14 @@ var messageCases = []struct {
 	{name: "tool name not a string", versions: all, requests: map[string]Request{"2": {Method: "tools/list"}},
 		raw:  `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","cacheScope":"public","ttlMs":0,"tools":[{"name":7,"inputSchema":{"type":"object"}}]}}`,
 		kind: KindResult, want: []want{{keyword: "/type", pointer: "/result/tools/0/name"}}},
+	// A receiver that declares no task support processes the request
+	// normally (tasks.mdx): a result without a task is the method's own.
 	{name: "task-augmented call answered with a plain result", versions: []string{v1125}, requests: map[string]Request{"3": {Method: "tools/call", Task: true}},
 		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`,
-		kind: KindResult, against: "CreateTaskResult", want: []want{{keyword: "/required", pointer: "/result"}}},
+		kind: KindResult, against: "CallToolResult"},
+	{name: "task-augmented call answered with a broken task", versions: []string{v1125}, requests: map[string]Request{"3": {Method: "tools/call", Task: true}},
+		raw:  `{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t"}}}`,
+		kind: KindResult, against: "CreateTaskResult", want: []want{{keyword: "/required", pointer: "/result/task"}}},
 	{name: "progress without token", versions: all,
 		raw:  `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`,
 		kind: KindNotification, want: []want{{keyword: "/required", pointer: "/params"}}},

@@ -192,7 +192,13 @@ func TestEveryMethodTargetIsUsed(t *testing.T) {
 			case KindRequest:
 				for _, task := range []bool{false, true} {
 					lookup := func(jsonrpc.ID) (Request, bool) { return Request{Method: m.Name, Task: task}, true }
-					o := v.ValidateServerMessage(1, []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}`), lookup)
+					// A task-augmented request's result is a
+					// CreateTaskResult when it carries a task.
+					result := `{"resultType":"complete"}`
+					if task {
+						result = `{"resultType":"complete","task":{}}`
+					}
+					o := v.ValidateServerMessage(1, []byte(`{"jsonrpc":"2.0","id":1,"result":`+result+`}`), lookup)
 					exp := m.Result
 					if task && m.TaskResult != "" {
 						exp = m.TaskResult
