@@ -78,6 +78,7 @@ var mutantCases = []mutantCase{
 	{mutant: "tools-changed-silent", spec: "2025-06-18", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
 	{mutant: "listen-notification-unmarked", want: reports.Fail, evidence: "carries no _meta"},
 	{mutant: "listen-filter-ignored", want: reports.Fail, evidence: "asked for promptsListChanged only, yet got"},
+	{mutant: "log-on-listen", want: reports.Fail, evidence: "a notifications/message"},
 	{mutant: "stream-held-open", want: reports.Warn, evidence: "was still open"},
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "tools-list-text-plain", want: reports.Fail, evidence: "tools/list: HTTP 200, Content-Type \"text/plain; charset=utf-8\""},
