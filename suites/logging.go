@@ -85,6 +85,24 @@ var (
 		Roles:      []string{"log"},
 		Clauses:    []string{"log#7"},
 	})
+	checkLoggingRequestScoped = register(&Check{
+		ID:    "LOGGING-REQUEST-SCOPED",
+		Title: "2026-07-28: no notifications/message on a subscriptions/listen stream or another request's stream",
+		How: "Opens subscriptions/listen ({toolsListChanged: true}; an error answer or no acknowledgment: SKIP, the server does " +
+			"not serve subscriptions), then calls the log role with _meta io.modelcontextprotocol/logLevel debug, then the " +
+			"barrier request, and watches the listen stream 500 ms more. Over HTTP a notifications/message on the listen's SSE " +
+			"stream, or on any stream but the call's own, FAILs. On stdio, where every message shares one channel, mcp-conform's " +
+			"reading: a notifications/message carrying _meta io.modelcontextprotocol/subscriptionId (tied to the subscription, " +
+			"not to the request) is on the listen stream and FAILs. No log message on the call's own stream: SKIP (nothing " +
+			"delivered, so nothing to judge).",
+		Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: loggingModern, Also: []string{subscriptionsModern},
+			Clause: "notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream or on any stream other than the one carrying the response to the request that set the log level."}},
+		Transports: []string{viaStdio, viaHTTP},
+		Roles:      []string{"log"},
+		Clauses:    []string{"log#8"},
+		Limits: map[string]string{"log#8": "the log role's messages while one subscriptions/listen is open; on stdio only those " +
+			"tagged with a subscription id are told apart from the call's own (an untagged copy on the one channel cannot be)"},
+	})
 )
 
 func registerLogging() {
@@ -93,6 +111,7 @@ func registerLogging() {
 		define(checkLoggingInvalidLevel, loggingInvalidLevel)
 		define(checkLoggingLevelFilter, loggingLevelFilter)
 		define(checkLoggingNotRequested, loggingNotRequested)
+		define(checkLoggingRequestScoped, loggingRequestScoped)
 	})
 }
 
@@ -288,4 +307,37 @@ func loggingNotRequested(h *H) {
 		h.Failf("the log role's call, without %s in _meta, was followed by %d notifications/message (first: %s)", metaLogLevel, len(msgs), clip(msgs[0].m.Raw))
 	}
 	h.Notef("no notifications/message for a call without %s", metaLogLevel)
+}
+
+func loggingRequestScoped(h *H) {
+	c := connectMsg(h)
+	id := jsonrpc.StringID(unique("listen-logs"))
+	ack := openListen(h, c, id, map[string]any{"toolsListChanged": true})
+	from := c.length()
+	resp, _ := logRoleCall(h, c, "debug")
+	oneChannel := c.sameStream(ack, resp)
+	offStream := func(m clients.Message) bool {
+		if m.Env.Kind != jsonrpc.Notification || m.Env.Method != "notifications/message" {
+			return false
+		}
+		if oneChannel {
+			return subscriptionOf(m) != ""
+		}
+		return !c.sameStream(resp, m)
+	}
+	if m, ok := c.waitFirst(from, filterGrace, offStream); ok {
+		switch {
+		case oneChannel:
+			h.Failf("a notifications/message tagged with subscription %s (subscriptions/listen %s open) during the log role's call: %s", subscriptionOf(m), id, clip(m.Raw))
+		case c.sameStream(ack, m):
+			h.Failf("a notifications/message on the stream of subscriptions/listen %s during the log role's call: %s", id, clip(m.Raw))
+		default:
+			h.Failf("a notifications/message on another stream than the log role's call's (subscriptions/listen %s open): %s", id, clip(m.Raw))
+		}
+	}
+	own := logMessagesSince(c, from)
+	if len(own) == 0 {
+		h.Skip(fmt.Sprintf("the log role's call (with %s debug) got no notifications/message: nothing delivered to judge", metaLogLevel))
+	}
+	h.Notef("%d notifications/message (levels %s) on the call's own stream, none on the stream of subscriptions/listen %s", len(own), strings.Join(levelsOf(own), ", "), id)
 }

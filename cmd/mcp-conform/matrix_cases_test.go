@@ -44,10 +44,12 @@ var mutantCases = []mutantCase{
 	{mutant: "late-cancel-answered", want: reports.Fail, evidence: "replied to the late cancellation"},
 	{mutant: "late-cancel-answered", spec: "2025-06-18", want: reports.Fail, evidence: "replied to the late cancellation"},
 	// SCHEMA-VALID sees every message of every check: a result that lacks
-	// a required member, a notification with an id.
+	// a required member, a notification with an id. In 2025 the member is
+	// serverInfo.version, which LIFECYCLE-INITIALIZE-INFO (lc#1: the server
+	// responds with its own information) also requires.
 	{mutant: "schema-invalid-result", want: reports.Fail, evidence: "missing property 'ttlMs'"},
-	{mutant: "schema-invalid-result", spec: "2025-11-25", want: reports.Fail, evidence: "missing property 'version'"},
-	{mutant: "schema-invalid-result", spec: "2025-06-18", want: reports.Fail, evidence: "missing property 'version'"},
+	{mutant: "schema-invalid-result", spec: "2025-11-25", want: reports.Fail, evidence: "missing property 'version'", also: []string{"LIFECYCLE-INITIALIZE-INFO"}},
+	{mutant: "schema-invalid-result", spec: "2025-06-18", want: reports.Fail, evidence: "missing property 'version'", also: []string{"LIFECYCLE-INITIALIZE-INFO"}},
 	// In 2026-07-28 a notification with an id is also a request the server
 	// initiated (a method and an id), which that version forbids.
 	{mutant: "notification-with-id", want: reports.Fail, evidence: "carries an id", also: []string{"LIFECYCLE-NO-SERVER-REQUESTS"}},
@@ -78,6 +80,7 @@ var mutantCases = []mutantCase{
 	{mutant: "tools-changed-silent", spec: "2025-06-18", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
 	{mutant: "listen-notification-unmarked", want: reports.Fail, evidence: "carries no _meta"},
 	{mutant: "listen-filter-ignored", want: reports.Fail, evidence: "asked for promptsListChanged only, yet got"},
+	{mutant: "log-on-listen", want: reports.Fail, evidence: "a notifications/message"},
 	{mutant: "stream-held-open", want: reports.Warn, evidence: "was still open"},
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "tools-list-text-plain", want: reports.Fail, evidence: "tools/list: HTTP 200, Content-Type \"text/plain; charset=utf-8\""},
