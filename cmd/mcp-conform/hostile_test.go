@@ -307,7 +307,10 @@ func TestHostileInterrupt(t *testing.T) {
 	// otherwise dealt into slices, each cutting its own running check).
 	cmd := exec.CommandContext(ctx, binary, "run", "--manifest", testdataFile(t, "hostile-hang.yaml"),
 		"--call-timeout", "60s", "--jobs", "1", "--json", jsonPath)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1")
+	// The hung server makes mark at the first call it leaves unanswered:
+	// from then on a check is waiting on it (its call timeout is a minute).
+	mark := filepath.Join(t.TempDir(), "hung")
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "NO_COLOR=1", "HOSTILE_HANG_MARK="+mark)
 	cmd.WaitDelay = 2 * time.Second
 	var out, errs bytes.Buffer
 	cmd.Stdout = &out
@@ -319,8 +322,9 @@ func TestHostileInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The run announces its checks once it has probed the versions the
-	// server accepts; a second later it is well inside a check waiting on
-	// the hung server (its call timeout is a minute).
+	// server accepts; the signal goes once a check waits on the hung server
+	// (a message trigger: a fixed second after the announcement was not
+	// always inside a check on a loaded machine).
 	planned := make(chan struct{})
 	copied := make(chan struct{})
 	go func() {
@@ -338,7 +342,16 @@ func TestHostileInterrupt(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the run never announced its checks")
 	}
-	time.Sleep(time.Second)
+	for {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("no check ever called the hung server")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

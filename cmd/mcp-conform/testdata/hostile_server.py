@@ -13,6 +13,8 @@ answers ping, then misbehaves on tools/call according to its one argument:
   ok       answers at once with a result and no progress
 
 It reads stdin to its end and exits 0 there, as a stdio server should.
+HOSTILE_HANG_MARK, when set in mode hang, is a file it makes at the first
+tools/call it leaves unanswered.
 HOSTILE_PROTOCOL, when set, is the one protocol version it answers
 initialize with (default 2025-11-25), whatever the client asked for.
 """
@@ -68,6 +70,11 @@ def main():
                 sys.stderr.flush()
                 os._exit(7)
             elif MODE == "hang":
+                # HOSTILE_HANG_MARK names a file made when a call first
+                # hangs: a test's sign that a check now waits on it.
+                mark = os.environ.get("HOSTILE_HANG_MARK")
+                if mark and not os.path.exists(mark):
+                    open(mark, "w").close()
                 continue
             elif MODE == "garble":
                 raw('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"te' % json.dumps(mid))
