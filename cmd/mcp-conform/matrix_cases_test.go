@@ -96,10 +96,10 @@ var mutantCases = []mutantCase{
 	{mutant: "meta-capabilities-optional", want: reports.Fail, evidence: "want a JSON-RPC error -32602"},
 	{mutant: "notification-200", want: reports.Fail, evidence: "want 202 Accepted"},
 	{mutant: "notification-200", spec: "2025-11-25", want: reports.Fail, evidence: "want 202 Accepted"},
-	// TASK-PROGRESS-STOPS watches the standalone GET stream: refused, it has
-	// no progress to judge.
+	// TASK-PROGRESS-STOPS and TASK-PROGRESS-TOKEN watch the standalone GET
+	// stream for a task's progress: refused, they have no progress to judge.
 	{mutant: "get-stream-400", spec: "2025-11-25", want: reports.Fail, evidence: "neither an event stream nor 405",
-		skips: []string{"TASK-PROGRESS-STOPS"}},
+		skips: []string{"TASK-PROGRESS-STOPS", "TASK-PROGRESS-TOKEN"}},
 	{mutant: "get-stream-400", spec: "2025-06-18", want: reports.Fail, evidence: "neither an event stream nor 405"},
 	// Ids that do not name their stream leave a Last-Event-ID nothing to
 	// resume.
@@ -210,7 +210,7 @@ var mutantCases = []mutantCase{
 	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-PROGRESS-TOKEN"}},
 	// The task contract's mutants change 2025-11-25 behaviour only (the
 	// 2026-07-28 extension has no tasks/result and names no error for an
 	// unknown task).
