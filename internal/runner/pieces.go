@@ -128,23 +128,15 @@ func (p *Plan) pieces(jobs int) ([]piece, error) {
 // partChecks are the checks planned in part i, in catalog order, each
 // with its expected cost on the part's transport.
 func (p *Plan) partChecks(i int) ([]partCheck, error) {
-	cfg, ro := p.partConfig(i), p.runOptions()
-	selected, err := suites.Selected(ro)
+	cfg := p.partConfig(i)
+	runs, err := plannedRuns(cfg, p.runOptions())
 	if err != nil {
 		return nil, err
 	}
 	tr := cfg.Targets[0].Transport
-	var out []partCheck
-	for _, c := range selected {
-		o := ro
-		o.LabelFilter = and(ro.LabelFilter, "id:"+c.ID)
-		n, err := suites.Planned(cfg, o)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			out = append(out, partCheck{id: c.ID, cost: float64(n) * checkCost(c.ID, tr)})
-		}
+	out := make([]partCheck, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, partCheck{id: r.id, cost: float64(r.n) * checkCost(r.id, tr)})
 	}
 	return out, nil
 }

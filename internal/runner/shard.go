@@ -37,27 +37,15 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 // Checks deals the checks ro selects in cfg out to the slices and returns
 // the ids in this one, in catalog order.
 func (s Shard) Checks(cfg *suites.Config, ro suites.RunOptions) ([]string, error) {
-	checks, err := suites.Selected(ro)
+	ws, err := plannedRuns(cfg, ro)
 	if err != nil {
 		return nil, err
 	}
-	type weighted struct {
-		id string
-		n  int
+	order := map[string]int{}
+	for i, w := range ws {
+		order[w.id] = i
 	}
-	var ws []weighted
-	for _, c := range checks {
-		o := ro
-		o.LabelFilter = and(ro.LabelFilter, "id:"+c.ID)
-		n, err := suites.Planned(cfg, o)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			ws = append(ws, weighted{c.ID, n})
-		}
-	}
-	slices.SortStableFunc(ws, func(a, b weighted) int { return b.n - a.n })
+	slices.SortStableFunc(ws, func(a, b plannedRun) int { return b.n - a.n })
 	load := make([]int, s.Count)
 	var mine []string
 	for _, w := range ws {
@@ -66,10 +54,6 @@ func (s Shard) Checks(cfg *suites.Config, ro suites.RunOptions) ([]string, error
 		if k == s.Index-1 {
 			mine = append(mine, w.id)
 		}
-	}
-	order := map[string]int{}
-	for i, c := range checks {
-		order[c.ID] = i
 	}
 	slices.SortFunc(mine, func(a, b string) int { return order[a] - order[b] })
 	return mine, nil
@@ -97,4 +81,34 @@ func and(a, b string) string {
 		return a
 	}
 	return "(" + a + ") && (" + b + ")"
+}
+
+// plannedRun is a check ro selects and the number of its check runs in
+// cfg.
+type plannedRun struct {
+	id string
+	n  int
+}
+
+// plannedRuns returns the checks ro selects that have check runs in cfg,
+// in catalog order, each with its count: what both a shard and a split
+// run's pieces deal out.
+func plannedRuns(cfg *suites.Config, ro suites.RunOptions) ([]plannedRun, error) {
+	checks, err := suites.Selected(ro)
+	if err != nil {
+		return nil, err
+	}
+	var out []plannedRun
+	for _, c := range checks {
+		o := ro
+		o.LabelFilter = and(ro.LabelFilter, "id:"+c.ID)
+		n, err := suites.Planned(cfg, o)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out = append(out, plannedRun{c.ID, n})
+		}
+	}
+	return out, nil
 }
