@@ -39,6 +39,7 @@ var checkAuthRequired = register(&Check{
 func registerSecurityAuth() {
 	ginkgo.Describe("SECURITY authorization", ginkgo.Label("area:security"), func() {
 		define(checkAuthRequired, authRequired)
+		define(checkAuthEveryRequest, authEveryRequest)
 	})
 }
 

@@ -258,8 +258,8 @@ var mutantCases = []mutantCase{
 	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
 	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
 	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
-	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401"},
-	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401"},
+	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401", also: []string{"SECURITY-AUTH-EVERY-REQUEST"}},
+	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401", also: []string{"SECURITY-AUTH-EVERY-REQUEST"}},
 	// The tool contract (suites/tools_schema.go) and pagination
 	// (suites/pagination.go): each mutant breaks its check's clause only.
 	{mutant: "input-schema-invalid", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
@@ -320,6 +320,9 @@ var mutantCases = []mutantCase{
 	{mutant: "tool-name-duplicate", spec: "2025-11-25", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
 	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
 	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
+	{mutant: "auth-skips-tools", want: reports.Fail, evidence: "a tools/list request with no Authorization header"},
+	{mutant: "auth-skips-tools", spec: "2025-11-25", want: reports.Fail, evidence: "a tools/list request with no Authorization header"},
+	{mutant: "auth-skips-tools", spec: "2025-06-18", want: reports.Fail, evidence: "a tools/list request with no Authorization header"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
