@@ -57,6 +57,14 @@ func ReferenceTargets(mutant string) []*Manifest {
 	return []*Manifest{ReferenceManifest(mutant), ReferenceHTTPManifest(mutant)}
 }
 
+// The reference's token of another audience: a static token the reference
+// server knows as issued for another resource (TOKEN@AUDIENCE in its
+// token list).
+const (
+	referenceForeignToken    = "mcp-conform-foreign-audience"
+	referenceForeignAudience = "https://other-server.example/mcp"
+)
+
 // ReferenceHTTPManifest is the built-in Streamable HTTP target: the
 // reference server on a free loopback port, started by this executable.
 func ReferenceHTTPManifest(mutant string) *Manifest {
@@ -89,13 +97,17 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 		// every request of the harness carries.
 		Headers:      map[string]string{"Authorization": "Bearer " + ReferenceToken},
 		RequiresAuth: true,
+		// A token its authorization server issued for another resource
+		// (SECURITY-TOKEN-AUDIENCE): the reference knows it, and its
+		// audience, and refuses it.
+		ForeignAuth: map[string]string{"Authorization": "Bearer " + referenceForeignToken},
 		Env: map[string]string{
 			fixtureEnv:           fixtureValue(mutant),
 			fixtureHTTPEnv:       "127.0.0.1:{port}",
 			fixtureHeartbeatEnv:  referenceHeartbeat.String(),
 			fixtureSessionTTLEnv: referenceSessionTTL.String(),
 			fixtureLedgerEnv:     TmpDirPlaceholder + "/ledger.db",
-			fixtureTokensEnv:     ReferenceToken + ",mcp-conform-principal-a,mcp-conform-principal-b",
+			fixtureTokensEnv:     ReferenceToken + ",mcp-conform-principal-a,mcp-conform-principal-b," + referenceForeignToken + "@" + referenceForeignAudience,
 		},
 	}
 }

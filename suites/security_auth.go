@@ -40,6 +40,7 @@ func registerSecurityAuth() {
 	ginkgo.Describe("SECURITY authorization", ginkgo.Label("area:security"), func() {
 		define(checkAuthRequired, authRequired)
 		define(checkAuthEveryRequest, authEveryRequest)
+		define(checkTokenAudience, tokenAudience)
 	})
 }
 

@@ -146,7 +146,7 @@ func TestAuthHTTPTarget(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("the unprotected reference (%s): exit %d\n%s", spec, r.code, r.stdout)
 		}
-		baseline[spec] = verdicts(r.mustReport(t), "SECURITY-AUTH-REQUIRED")
+		baseline[spec] = verdicts(r.mustReport(t), "SECURITY-AUTH-REQUIRED", "SECURITY-AUTH-EVERY-REQUEST")
 	}
 	// Without credentials the protected server serves nothing: the run
 	// stops at once, saying why.
@@ -177,7 +177,7 @@ func TestAuthHTTPTarget(t *testing.T) {
 			if r.code != 0 {
 				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
-			got := verdicts(r.mustReport(t), "SECURITY-AUTH-REQUIRED")
+			got := verdicts(r.mustReport(t), "SECURITY-AUTH-REQUIRED", "SECURITY-AUTH-EVERY-REQUEST")
 			var diff []string
 			for k, want := range baseline[tc.spec] {
 				if got[k] != want {
@@ -189,9 +189,11 @@ func TestAuthHTTPTarget(t *testing.T) {
 				t.Errorf("%d checks, unprotected %d; verdicts that differ:\n  %s", len(got), len(baseline[tc.spec]), strings.Join(diff, "\n  "))
 			}
 			if tc.name == "manifest-headers" {
-				c := r.check(t, "SECURITY-AUTH-REQUIRED")
-				if c.Status != reports.Pass {
-					t.Errorf("SECURITY-AUTH-REQUIRED with requiresAuth: %s %q, want PASS", c.Status, c.Reason)
+				for _, id := range []string{"SECURITY-AUTH-REQUIRED", "SECURITY-AUTH-EVERY-REQUEST"} {
+					c := r.check(t, id)
+					if c.Status != reports.Pass {
+						t.Errorf("%s with requiresAuth: %s %q, want PASS", id, c.Status, c.Reason)
+					}
 				}
 			}
 			if tc.oauth {

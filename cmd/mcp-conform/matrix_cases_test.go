@@ -258,8 +258,8 @@ var mutantCases = []mutantCase{
 	{mutant: "session-unbound", spec: "2025-11-25", want: reports.Warn, evidence: "second principal's credential"},
 	{mutant: "bind-all-interfaces", want: reports.Warn, evidence: "not only on loopback"},
 	{mutant: "bind-all-interfaces", spec: "2025-06-18", want: reports.Warn, evidence: "not only on loopback"},
-	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401", also: []string{"SECURITY-AUTH-EVERY-REQUEST"}},
-	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401", also: []string{"SECURITY-AUTH-EVERY-REQUEST"}},
+	{mutant: "serve-without-token", want: reports.Fail, evidence: "want 401", also: []string{"SECURITY-AUTH-EVERY-REQUEST", "SECURITY-TOKEN-AUDIENCE"}},
+	{mutant: "serve-without-token", spec: "2025-11-25", want: reports.Fail, evidence: "want 401", also: []string{"SECURITY-AUTH-EVERY-REQUEST", "SECURITY-TOKEN-AUDIENCE"}},
 	// The tool contract (suites/tools_schema.go) and pagination
 	// (suites/pagination.go): each mutant breaks its check's clause only.
 	{mutant: "input-schema-invalid", want: reports.Fail, evidence: "is not a valid JSON Schema of its dialect"},
@@ -323,6 +323,9 @@ var mutantCases = []mutantCase{
 	{mutant: "auth-skips-tools", want: reports.Fail, evidence: "a tools/list request with no Authorization header"},
 	{mutant: "auth-skips-tools", spec: "2025-11-25", want: reports.Fail, evidence: "a tools/list request with no Authorization header"},
 	{mutant: "auth-skips-tools", spec: "2025-06-18", want: reports.Fail, evidence: "a tools/list request with no Authorization header"},
+	{mutant: "token-audience-unchecked", want: reports.Fail, evidence: "foreignAuth credential (issued for another resource) got HTTP 200"},
+	{mutant: "token-audience-unchecked", spec: "2025-11-25", want: reports.Fail, evidence: "foreignAuth credential (issued for another resource) got HTTP 200"},
+	{mutant: "token-audience-unchecked", spec: "2025-06-18", want: reports.Fail, evidence: "foreignAuth credential (issued for another resource) got HTTP 200"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

@@ -97,9 +97,12 @@ func TestRunURL(t *testing.T) {
 				case c.ID == "SECURITY-LOOPBACK-BIND":
 					// The harness did not start the server.
 					wantSkip(t, c, "did not start the server")
-				case c.ID == "SECURITY-AUTH-REQUIRED":
+				case c.ID == "SECURITY-AUTH-REQUIRED", c.ID == "SECURITY-AUTH-EVERY-REQUEST":
 					// No manifest, so no requiresAuth.
 					wantSkip(t, c, "requiresAuth")
+				case c.ID == "SECURITY-TOKEN-AUDIENCE":
+					// No manifest, so no foreignAuth.
+					wantSkip(t, c, "foreignAuth")
 				default:
 					if c.Status != reports.Pass {
 						t.Errorf("%s: %s %q, want PASS (it needs no role)", c.ID, c.Status, c.Reason)

@@ -47,6 +47,13 @@ type Manifest struct {
 	// the run's credentials (headers, --header, --oauth-…): it unlocks
 	// SECURITY-AUTH-REQUIRED.
 	RequiresAuth bool `yaml:"requiresAuth,omitempty"`
+	// ForeignAuth is a credential, as the HTTP headers a client sends
+	// (e.g. {Authorization: "Bearer ..."}), that the target's
+	// authorization server issued for another resource (another audience,
+	// RFC 8707): a token valid elsewhere, not for this server. It unlocks
+	// SECURITY-TOKEN-AUDIENCE, which must see it refused. Its values are
+	// redacted like the other credentials'.
+	ForeignAuth map[string]string `yaml:"foreignAuth,omitempty"`
 	// Spec, when set, forces this target's protocol version (--spec all
 	// checks each target once per version). Not read from YAML.
 	Spec string `yaml:"-"`
@@ -101,10 +108,20 @@ func LoadManifest(path string) (*Manifest, error) {
 	return &m, nil
 }
 
-// expandHeaders replaces ${VAR} and $VAR in the header values by the
-// environment's; an unset variable is an error (naming it, not a value).
+// expandHeaders replaces ${VAR} and $VAR in the header values (headers,
+// foreignAuth) by the environment's; an unset variable is an error (naming
+// it, not a value).
 func (m *Manifest) expandHeaders(lookup func(string) (string, bool)) error {
-	for name, v := range m.Headers {
+	if err := expandValues("headers", m.Headers, lookup); err != nil {
+		return err
+	}
+	return expandValues("foreignAuth", m.ForeignAuth, lookup)
+}
+
+// expandValues replaces ${VAR} and $VAR in the values of hs (a manifest
+// field named field) by the environment's.
+func expandValues(field string, hs map[string]string, lookup func(string) (string, bool)) error {
+	for name, v := range hs {
 		var missing []string
 		out := os.Expand(v, func(k string) string {
 			val, ok := lookup(k)
@@ -114,9 +131,9 @@ func (m *Manifest) expandHeaders(lookup func(string) (string, bool)) error {
 			return val
 		})
 		if len(missing) > 0 {
-			return fmt.Errorf("headers: %s uses $%s, which is not set in the environment", name, strings.Join(missing, ", $"))
+			return fmt.Errorf("%s: %s uses $%s, which is not set in the environment", field, name, strings.Join(missing, ", $"))
 		}
-		m.Headers[name] = out
+		hs[name] = out
 	}
 	return nil
 }
@@ -135,6 +152,11 @@ func (m *Manifest) Validate() error {
 	for name, v := range m.Headers {
 		if _, _, err := httpheader.Parse(name + ": " + v); err != nil {
 			return fmt.Errorf("headers: %w", err)
+		}
+	}
+	for name, v := range m.ForeignAuth {
+		if _, _, err := httpheader.Parse(name + ": " + v); err != nil {
+			return fmt.Errorf("foreignAuth: %w", err)
 		}
 	}
 	for name, r := range m.Roles {
@@ -210,6 +232,10 @@ func (c *Config) CredentialsFor(target *Manifest) *auth.Credentials {
 	for k, vs := range creds.Header {
 		reports.Secrets.AddHeader(k)
 		reports.Secrets.Add(vs...)
+	}
+	for k, v := range target.ForeignAuth {
+		reports.Secrets.AddHeader(k)
+		reports.Secrets.Add(v)
 	}
 	for _, p := range target.Auth {
 		for k, v := range p {
