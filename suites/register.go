@@ -34,4 +34,5 @@ func Register() {
 	registerLogging()
 	registerSubscriptions()
 	registerHTTPStreamEnd()
+	registerHTTPVersionAbsent()
 }

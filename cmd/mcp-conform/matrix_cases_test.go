@@ -85,8 +85,9 @@ var mutantCases = []mutantCase{
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "tools-list-text-plain", want: reports.Fail, evidence: "tools/list: HTTP 200, Content-Type \"text/plain; charset=utf-8\""},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
-	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
-	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
+	// SCHEMA-VALID judges every _meta key name of every message too.
+	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id", also: []string{"SCHEMA-VALID"}},
+	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id", also: []string{"SCHEMA-VALID"}},
 	{mutant: "extension-id-malformed", want: reports.Fail, evidence: "extension identifier"},
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
@@ -320,6 +321,11 @@ var mutantCases = []mutantCase{
 	{mutant: "tool-name-duplicate", spec: "2025-11-25", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
 	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
 	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
+	// The 2025 wire pages (wirepages_mutants.go).
+	{mutant: "version-header-absent-400", spec: "2025-11-25", want: reports.Warn, evidence: "without an MCP-Protocol-Version header got HTTP 400"},
+	{mutant: "version-header-absent-400", spec: "2025-06-18", want: reports.Warn, evidence: "without an MCP-Protocol-Version header got HTTP 400"},
+	{mutant: "meta-key-malformed-ping", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "meta-key-malformed-ping", spec: "2025-06-18", want: reports.Fail, evidence: "1trace.example/request-id"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

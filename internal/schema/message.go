@@ -256,6 +256,8 @@ func (v *Validator) ValidateServerMessage(seq int64, raw []byte, lookup RequestL
 			add("", "basic#1", "MUST", "no method, result or error: not a JSON-RPC message")
 		}
 	}
+	// basic#11: every _meta key name, in any message (metakeys.go).
+	basics = append(basics, metaKeyRules(inst)...)
 	var found []Violation
 	if key != "" {
 		found = v.validate(key, inst)
