@@ -35,4 +35,5 @@ func Register() {
 	registerSubscriptions()
 	registerHTTPStreamEnd()
 	registerHTTPVersionAbsent()
+	registerHTTPGETUnrelated()
 }

@@ -69,7 +69,8 @@ var mutantCases = []mutantCase{
 	// 2025 stream routing: the same progress on the POST and the GET
 	// stream; a call's response on the GET stream (a copy, so also on two
 	// streams).
-	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
+	// The copies on the GET stream are about a running call: tr#19 too.
+	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#", also: []string{"HTTP-GET-STREAM-UNRELATED"}},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
 	// Without a notification the two subscription checks of a change have
@@ -326,6 +327,8 @@ var mutantCases = []mutantCase{
 	{mutant: "version-header-absent-400", spec: "2025-06-18", want: reports.Warn, evidence: "without an MCP-Protocol-Version header got HTTP 400"},
 	{mutant: "meta-key-malformed-ping", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
 	{mutant: "meta-key-malformed-ping", spec: "2025-06-18", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "progress-on-get", spec: "2025-11-25", want: reports.Warn, evidence: "came on the standalone GET stream"},
+	{mutant: "progress-on-get", spec: "2025-06-18", want: reports.Warn, evidence: "came on the standalone GET stream"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
