@@ -329,6 +329,7 @@ var mutantCases = []mutantCase{
 	{mutant: "meta-key-malformed-ping", spec: "2025-06-18", want: reports.Fail, evidence: "1trace.example/request-id"},
 	{mutant: "progress-on-get", spec: "2025-11-25", want: reports.Warn, evidence: "came on the standalone GET stream"},
 	{mutant: "progress-on-get", spec: "2025-06-18", want: reports.Warn, evidence: "came on the standalone GET stream"},
+	{mutant: "version-leak-618", spec: "2025-06-18", want: reports.Fail, evidence: "is a server notification of 2025-11-25, not of the negotiated 2025-06-18"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

@@ -279,6 +279,11 @@ func (v *Validator) methodTarget(o *Outcome, m *Method, known bool) string {
 	case !known || m.Kind != o.Kind:
 		o.Against = generic
 		o.NotValidated = fmt.Sprintf("%s %q is not defined by the %s schema", o.Kind, o.Method, v.version)
+		if later := v.laterDefining(o.Method, o.Kind); later != "" && !known {
+			// lc#6: a server message of a later version only (later.go).
+			o.Violations = append(o.Violations, Violation{Pointer: "/method", Clause: "lc#6", Level: "MUST",
+				Complaint: fmt.Sprintf("%q is a server %s of %s, not of the negotiated %s", o.Method, o.Kind, later, v.version)})
+		}
 		return keyGeneric(generic)
 	case m.FromServer:
 		o.Against = m.Definition
