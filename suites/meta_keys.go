@@ -8,13 +8,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/internal/schema"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -46,13 +46,9 @@ func registerMetaKeys() {
 	})
 }
 
-var (
-	metaLabel = `[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?`
-	metaKeyRE = regexp.MustCompile(`^(?:` + metaLabel + `(?:\.` + metaLabel + `)*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
-)
-
-// metaKeyOK reports whether key is a well-formed _meta key name.
-func metaKeyOK(key string) bool { return metaKeyRE.MatchString(key) }
+// metaKeyOK reports whether key is a well-formed _meta key name (the rule
+// SCHEMA-VALID also applies to every message: internal/schema).
+func metaKeyOK(key string) bool { return schema.MetaKeyOK(key) }
 
 // badMetaKeys walks v and returns where a _meta object holds a malformed
 // key ("at.path: key").

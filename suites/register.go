@@ -34,4 +34,6 @@ func Register() {
 	registerLogging()
 	registerSubscriptions()
 	registerHTTPStreamEnd()
+	registerHTTPVersionAbsent()
+	registerHTTPGETUnrelated()
 }

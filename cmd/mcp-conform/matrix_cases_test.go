@@ -69,7 +69,8 @@ var mutantCases = []mutantCase{
 	// 2025 stream routing: the same progress on the POST and the GET
 	// stream; a call's response on the GET stream (a copy, so also on two
 	// streams).
-	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#"},
+	// The copies on the GET stream are about a running call: tr#19 too.
+	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#", also: []string{"HTTP-GET-STREAM-UNRELATED"}},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
 	// Without a notification the two subscription checks of a change have
@@ -85,8 +86,9 @@ var mutantCases = []mutantCase{
 	{mutant: "no-priming-event", spec: "2025-11-25", want: reports.Warn, evidence: "not the empty data of a priming event"},
 	{mutant: "tools-list-text-plain", want: reports.Fail, evidence: "tools/list: HTTP 200, Content-Type \"text/plain; charset=utf-8\""},
 	{mutant: "modern-server-request", want: reports.Fail, evidence: "roots/list (id"},
-	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id"},
-	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
+	// SCHEMA-VALID judges every _meta key name of every message too.
+	{mutant: "meta-key-malformed", want: reports.Fail, evidence: "1trace.example/request-id", also: []string{"SCHEMA-VALID"}},
+	{mutant: "meta-key-malformed", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id", also: []string{"SCHEMA-VALID"}},
 	{mutant: "extension-id-malformed", want: reports.Fail, evidence: "extension identifier"},
 	{mutant: "unknown-method-400", want: reports.Fail, evidence: "want HTTP 404"},
 	{mutant: "unsupported-version-unlisted", want: reports.Fail, evidence: "no data object listing",
@@ -326,6 +328,14 @@ var mutantCases = []mutantCase{
 	{mutant: "token-audience-unchecked", want: reports.Fail, evidence: "foreignAuth credential (issued for another resource) got HTTP 200"},
 	{mutant: "token-audience-unchecked", spec: "2025-11-25", want: reports.Fail, evidence: "foreignAuth credential (issued for another resource) got HTTP 200"},
 	{mutant: "token-audience-unchecked", spec: "2025-06-18", want: reports.Fail, evidence: "foreignAuth credential (issued for another resource) got HTTP 200"},
+	// The 2025 wire pages (wirepages_mutants.go).
+	{mutant: "version-header-absent-400", spec: "2025-11-25", want: reports.Warn, evidence: "without an MCP-Protocol-Version header got HTTP 400"},
+	{mutant: "version-header-absent-400", spec: "2025-06-18", want: reports.Warn, evidence: "without an MCP-Protocol-Version header got HTTP 400"},
+	{mutant: "meta-key-malformed-ping", spec: "2025-11-25", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "meta-key-malformed-ping", spec: "2025-06-18", want: reports.Fail, evidence: "1trace.example/request-id"},
+	{mutant: "progress-on-get", spec: "2025-11-25", want: reports.Warn, evidence: "came on the standalone GET stream"},
+	{mutant: "progress-on-get", spec: "2025-06-18", want: reports.Warn, evidence: "came on the standalone GET stream"},
+	{mutant: "version-leak-618", spec: "2025-06-18", want: reports.Fail, evidence: "is a server notification of 2025-11-25, not of the negotiated 2025-06-18"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

@@ -256,6 +256,8 @@ func (v *Validator) ValidateServerMessage(seq int64, raw []byte, lookup RequestL
 			add("", "basic#1", "MUST", "no method, result or error: not a JSON-RPC message")
 		}
 	}
+	// basic#11: every _meta key name, in any message (metakeys.go).
+	basics = append(basics, metaKeyRules(inst)...)
 	var found []Violation
 	if key != "" {
 		found = v.validate(key, inst)
@@ -277,6 +279,11 @@ func (v *Validator) methodTarget(o *Outcome, m *Method, known bool) string {
 	case !known || m.Kind != o.Kind:
 		o.Against = generic
 		o.NotValidated = fmt.Sprintf("%s %q is not defined by the %s schema", o.Kind, o.Method, v.version)
+		if later := v.laterDefining(o.Method, o.Kind); later != "" && !known {
+			// lc#6: a server message of a later version only (later.go).
+			o.Violations = append(o.Violations, Violation{Pointer: "/method", Clause: "lc#6", Level: "MUST",
+				Complaint: fmt.Sprintf("%q is a server %s of %s, not of the negotiated %s", o.Method, o.Kind, later, v.version)})
+		}
 		return keyGeneric(generic)
 	case m.FromServer:
 		o.Against = m.Definition
