@@ -62,6 +62,9 @@ const realCallTimeout = "10s"
 // keeps its committed reason); a commit that changes a real target's
 // verdict updates the file with it, saying why in its message.
 func TestRealTargets(t *testing.T) {
+	// Beside the mutant matrix and the other parallel tests: its runs
+	// take their share of runSlots (runRealJobs) besides its own bound.
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +165,7 @@ func runRealJobs(t *testing.T, n, atOnce int, args func(int) []string) []result 
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
+			defer takeRunSlots(1)()
 			out[i], errs[i] = execCLI(fastBinary, dir, 6*time.Minute, args(i)...)
 		}()
 	}
