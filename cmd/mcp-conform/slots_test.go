@@ -11,13 +11,13 @@ import (
 // runSlots is the package's one budget for the subprocess runs its tests
 // keep going at once, so that the long tests overlap without swamping the
 // machine: the mutant matrix (startRuns), the real targets
-// (runRealJobs) and every test in limitParallel or limitFast draw on it
-// besides their own bounds. It holds fastRuns units, as many as the
+// (runRealJobs, sequential: alone on it) and every test in limitParallel
+// or limitFast draw on it besides their own bounds. It holds fastRuns units, as many as the
 // mutant matrix alone kept going before the tests overlapped: a run of
 // the binary built without -race takes one, a test of the race-built
 // binary raceRunWeight. So the machine carries at most the load of the
-// matrix's phase, which used to run alone, while the real targets and the
-// race-built tests fill the time it left idle.
+// matrix's phase, which used to run alone, while the race-built tests
+// fill the time it left idle.
 var runSlots = make(chan struct{}, fastRuns)
 
 // runSlotsTaking lets one taker of runSlots take its units at a time.
@@ -49,7 +49,7 @@ func takeRunSlots(n int) func() {
 // package, unless the command line set it: its parallel tests wait on
 // subprocesses, and their own bounds (parallelism, runSlots) keep the
 // machine's load, while -parallel 2 would hold a long test (the mutant
-// matrix, the real targets) and the others to two at a time, one after
+// matrix, the hostile targets) and the others to two at a time, one after
 // the other. A test that calls t.Parallel here takes limitParallel's or
 // limitFast's slot, or bounds its runs by runSlots.
 func raiseParallel() {
