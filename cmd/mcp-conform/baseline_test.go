@@ -13,7 +13,6 @@ import (
 // check that passes is stale (exit 0, or 1 with --strict-baseline), and a
 // qualifier that does not match leaves the failure counted.
 func TestBaseline(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	const focus = "CANCEL-STDIO-SUPPRESS|PROGRESS-INCREASING"
 	listed := "- id: CANCEL-STDIO-SUPPRESS\n  reason: known bug, fix tracked in issue 42\n"
 	for _, tc := range []struct {

@@ -30,7 +30,7 @@ func shellQuoteTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `
 // client on every scenario, both transports, every version: every CLIENT
 // check must PASS wherever it applies, and run wherever it applies.
 func TestClientReliablePassesEveryCheck(t *testing.T) {
-	limitQuiet(t) // client mode times the client
+	limitParallel(t)
 	r := runCLI(t, clientRunLimit, "client", "-q", "--command", driver(binary, ""))
 	if r.code != 0 {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -258,7 +258,7 @@ func TestClientUsageErrors(t *testing.T) {
 // client the lane under test); a baseline that lists its failure makes
 // the exit 0, and the JUnit testcase is skipped with the baseline's reason.
 func TestClientReportsAndBaseline(t *testing.T) {
-	limitQuiet(t) // client mode times the client
+	limitParallel(t)
 	dir := t.TempDir()
 	base := filepath.Join(dir, "baseline.yaml")
 	if err := os.WriteFile(base, []byte("- id: CLIENT-PING-ANSWERED\n  reason: the client ignores pings, tracked upstream\n"), 0o644); err != nil {

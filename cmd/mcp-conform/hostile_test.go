@@ -177,7 +177,6 @@ var hostileCases = []hostileCase{
 // reason of every check, the evidence in its transcript, the exit code and
 // that the run ended within its limit.
 func TestHostileTargets(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range hostileCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.python {

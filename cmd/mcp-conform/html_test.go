@@ -77,7 +77,6 @@ func TestBrowserDetectsPageErrors(t *testing.T) {
 // per failing check; nothing is logged as an error; the screenshot is a PNG
 // of the window's size that is not blank.
 func TestHTMLReportInBrowser(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	bin := chromium(t)
 	for _, tc := range []struct {
 		name     string

@@ -18,7 +18,6 @@ import (
 // that answers no number stops the run before any check, with exit 2 and
 // a message that says what is wrong.
 func TestBadIdempotencyManifests(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range []struct{ file, want string }{
 		{"idem-unknown-tool.yaml", `tool "open_ticket" is not in tools/list`},
 		{"idem-bad-key.yaml", `key argument "idempotency_key" is not a property of create_support_ticket's inputSchema`},

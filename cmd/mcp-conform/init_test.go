@@ -175,7 +175,6 @@ func roleNames(m *suites.Manifest) []string {
 // manifest unlocks, with the same tool in every role the hand-written one
 // declares.
 func TestInitUnlocksHandWritten(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	root := repoRoot(t)
 	catalog := suites.Catalog()
 	for _, tc := range initTargets {
@@ -263,7 +262,6 @@ func ledgerExecutions(t *testing.T, ledger string) float64 {
 // says it called only read-only tools; with --try-tools it runs the keyed
 // mutation once (a fresh key, replayed), and says so.
 func TestInitCallsNoWriteTool(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range []struct {
 		flags      []string
 		executions float64
@@ -358,7 +356,6 @@ func TestInitReferenceGolden(t *testing.T) {
 // drafts drive their slow and task checks without a missing-role SKIP or
 // an ERROR.
 func TestInitDraftRuns(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	root := repoRoot(t)
 	for _, tc := range []struct {
 		target   initTarget
@@ -475,7 +472,6 @@ var testToolsInitTargets = []testToolsTarget{
 // unlock in the manifest; it never calls the mutation (the store stays
 // empty).
 func TestInitProposesTestTools(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	root := repoRoot(t)
 	catalog := suites.Catalog()
 	want := map[string]suites.Role{

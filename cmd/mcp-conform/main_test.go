@@ -79,7 +79,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	raiseParallel()
 	// No goroutine the tests start in this process (proxies, clients,
 	// in-process runs) may outlive them; the built binary goes afterwards.
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
@@ -212,7 +211,6 @@ func startRuns(t *testing.T, most int, limit time.Duration, argLists [][]string)
 		go func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			defer takeRunSlots(1)()
 			r, err := execCLI(fastBinary, dir, limit, args...)
 			outs[i] <- outcome{r, err}
 		}()
@@ -280,11 +278,7 @@ var parallelism = make(chan struct{}, max(1, runtime.NumCPU()))
 func limitParallel(t *testing.T) {
 	t.Parallel()
 	parallelism <- struct{}{}
-	release := takeRunSlots(raceRunWeight)
-	t.Cleanup(func() {
-		release()
-		<-parallelism
-	})
+	t.Cleanup(func() { <-parallelism })
 }
 
 // limitFast marks a test that runs the binary built without the race
@@ -294,11 +288,7 @@ func limitParallel(t *testing.T) {
 func limitFast(t *testing.T) {
 	t.Parallel()
 	parallelism <- struct{}{}
-	release := takeRunSlots(1)
-	t.Cleanup(func() {
-		release()
-		<-parallelism
-	})
+	t.Cleanup(func() { <-parallelism })
 }
 
 // fastRun runs the binary built without the race detector, as runCLI runs
@@ -345,7 +335,6 @@ func badOf(reason string) string {
 // facts (versions accepted included) and retry-class table as the run kept
 // in one process (--jobs 1), and a FAIL in any part fails the exit code.
 func TestRunSplitByTarget(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range []struct {
 		name    string
 		spec    []string

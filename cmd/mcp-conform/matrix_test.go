@@ -71,7 +71,6 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 // that keeps working after the stream close (http-ignore-close) in 2026
 // HTTP.
 func TestTimeoutCaughtByCancelMutants(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range []struct {
 		mutant, spec, transport string
 		want                    reports.Status
@@ -104,9 +103,6 @@ func TestTimeoutCaughtByCancelMutants(t *testing.T) {
 // check whose clause it breaks must FAIL (MUST) or WARN (SHOULD) with the
 // evidence in its reason and transcript, and no unrelated check may fail.
 func TestEveryMutantIsCaught(t *testing.T) {
-	// Beside the real targets and the other parallel tests: its runs take
-	// their share of runSlots (startRuns) besides fastRuns.
-	t.Parallel()
 	covered := map[string]bool{}
 	for _, tc := range mutantCases {
 		covered[tc.mutant] = true

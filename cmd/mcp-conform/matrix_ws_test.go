@@ -68,7 +68,6 @@ var wsMutantCases = []mutantCase{
 // stdio mutants: the broken check FAILs on WebSocket with the evidence in
 // its reason and transcript, and every other WebSocket check passes.
 func TestWebSocketMutantsAreCaught(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range wsMutantCases {
 		t.Run(tc.mutant+"/spec="+tc.spec, func(t *testing.T) {
 			// Verdicts: the binary without -race, as the mutant matrix
@@ -125,7 +124,6 @@ func processLines(c reports.Check) string {
 // on how the reference does it (a per-key counter, an empty store) FAILs
 // here. Every check that applies must run and PASS.
 func TestReferenceVariantsPass(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, tc := range []struct{ file, transport string }{
 		{"variant-stdio.yaml", "stdio"},
 		{"variant-http.yaml", "http"},

@@ -62,12 +62,6 @@ const realCallTimeout = "10s"
 // keeps its committed reason); a commit that changes a real target's
 // verdict updates the file with it, saying why in its message.
 func TestRealTargets(t *testing.T) {
-	// Sequential, before the parallel tests, as the client tests that time
-	// a client: run beside the mutant matrix (on a machine at load 35),
-	// ts-stdio's node server left ROBUST-OVERSIZE's 8 MB call unanswered
-	// within 10 s, and ts-testtools-http's {port} was taken between the
-	// harness's pick and the server's bind by another test's fixture
-	// listener (a 401 "no bearer token" from fixtures/http_auth.go).
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +162,6 @@ func runRealJobs(t *testing.T, n, atOnce int, args func(int) []string) []result 
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			defer takeRunSlots(1)()
 			out[i], errs[i] = execCLI(fastBinary, dir, 6*time.Minute, args(i)...)
 		}()
 	}

@@ -14,7 +14,6 @@ import (
 // a declared tasks capability SKIP), and TASK-UNDECLARED-NORMAL, which needs
 // a server without one, must PASS in 2025-11-25.
 func TestNoTasksVariant(t *testing.T) {
-	t.Parallel() // beside the other tests: each subtest takes its slots (limitParallel, limitFast)
 	for _, file := range []string{"variant-no-tasks-stdio.yaml", "variant-no-tasks-http.yaml"} {
 		t.Run(file, func(t *testing.T) {
 			limitFast(t) // verdicts: the binary without -race
