@@ -139,6 +139,9 @@ func registerTask() {
 		define(checkTaskProgressToken, taskProgressToken)                       // task_progress.go
 		define(checkTaskCapabilityDeclared, taskCapabilityDeclared)             // task_support.go
 		define(checkTaskUndeclaredNormal, taskUndeclaredNormal)                 // task_support.go
+		define(checkTaskList, taskList)                                         // task_list.go
+		define(checkTaskCreatePrompt, taskCreatePrompt)                         // task_create.go
+		define(checkTaskIDEntropy, taskIDEntropy)                               // task_ids.go
 	})
 }
 

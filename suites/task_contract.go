@@ -34,7 +34,6 @@ var checkTaskUnknownID = register(&Check{
 	},
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"task#31"},
-	Limits:     map[string]string{"task#31": "tasks/list's cursor only on a server that declares tasks.list (the reference does not)"},
 })
 
 var checkTaskResult = register(&Check{

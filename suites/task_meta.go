@@ -25,7 +25,6 @@ var checkTaskStatusNoRelatedMeta = register(&Check{
 	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#23"},
-	Limits:     map[string]string{"task#23": "tasks/cancel and tasks/list only where declared (the reference declares no tasks.list)"},
 })
 
 // hasRelatedMeta reports whether a result's _meta carries the related-task

@@ -212,7 +212,8 @@ var mutantCases = []mutantCase{
 	// 2025-11-25 rests on "Disconnection SHOULD NOT be interpreted as the
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
-		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-PROGRESS-TOKEN"}},
+		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-PROGRESS-TOKEN", "TASK-LIST",
+			"TASK-CREATE-PROMPT"}},
 	// The task contract's mutants change 2025-11-25 behaviour only (the
 	// 2026-07-28 extension has no tasks/result and names no error for an
 	// unknown task).
@@ -232,6 +233,14 @@ var mutantCases = []mutantCase{
 	{mutant: "task-undeclared-rejected", spec: "2025-11-25", want: reports.Fail, evidence: "so it must list its tools, the task metadata ignored"},
 	{mutant: "task-progress-token-changed", spec: "2025-11-25", want: reports.Fail, evidence: "carry another token than the progressToken", skips: []string{"TASK-PROGRESS-STOPS"}},
 	{mutant: "flow-drop-final", want: reports.Fail, evidence: "never arrived"},
+	// tasks/list (2025-11-25 only: the 2026-07-28 extension has none).
+	{mutant: "task-list-no-cursor", spec: "2025-11-25", want: reports.Fail, evidence: "a nextCursor must be given while more tasks are available"},
+	{mutant: "task-list-skips-task", spec: "2025-11-25", want: reports.Fail, evidence: "a task tasks/get finds must be listed"},
+	// A task answered only once its work ended can no longer be cancelled
+	// while it works, and sends its progress before its CreateTaskResult.
+	{mutant: "task-guessable-ids", spec: "2025-11-25", want: reports.Fail, evidence: "guessable by another requestor"},
+	{mutant: "task-create-after-work", spec: "2025-11-25", want: reports.Warn, evidence: "not as soon as possible",
+		also: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-PROGRESS-STOPS"}, skips: []string{"TASK-PROGRESS-TOKEN"}},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
 	{mutant: "progress-flood-unbounded", spec: "2025-06-18", want: reports.Warn, evidence: "its queue grew with the flood"},
@@ -355,4 +364,5 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 // that declares no tasks.requests.tools.call.
 var taskCapableChecks = []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-SURVIVES-DISCONNECT",
 	"TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-UNKNOWN-ID", "TASK-RESULT", "TASK-REQUIRED-UNAUGMENTED", "TASK-CREATED-WORKING",
-	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN"}
+	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN",
+	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY"}
