@@ -34,4 +34,7 @@ func Register() {
 	registerLogging()
 	registerSubscriptions()
 	registerHTTPStreamEnd()
+	registerClientInfo()     // clientinfo.go
+	registerStreamRelated()  // http_related.go
+	registerNoPriorContext() // lifecycle_context.go
 }

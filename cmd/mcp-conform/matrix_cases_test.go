@@ -320,6 +320,20 @@ var mutantCases = []mutantCase{
 	{mutant: "tool-name-duplicate", spec: "2025-11-25", want: reports.Warn, evidence: "\"echo\" is listed 2 times"},
 	{mutant: "tool-name-too-long", want: reports.Warn, evidence: "129"},
 	{mutant: "tool-name-too-long", spec: "2025-11-25", want: reports.Warn, evidence: "129"},
+	// What every 2026-07-28 result carries (wire3_mutants.go).
+	{mutant: "result-type-missing", want: reports.Fail, evidence: "missing property 'resultType'"},
+	{mutant: "server-info-meta-missing", want: reports.Warn, evidence: "carries no io.modelcontextprotocol/serverInfo"},
+	// The -32022 with 200: SECURITY-PROTOCOL-VERSION judges the same status.
+	{mutant: "unsupported-version-200", want: reports.Fail, evidence: "its status must be 400", also: []string{"SECURITY-PROTOCOL-VERSION"}},
+	{mutant: "clientinfo-gated", want: reports.Warn, evidence: "under clientInfo example-other-client"},
+	// A call closed while another's stream is open: its crossed progress
+	// may land on that stream after the close, when the race goes so.
+	{mutant: "progress-crossed", want: reports.Fail, evidence: "carried progress for token", mayAlso: []string{"CANCEL-HTTP-CLOSE"}},
+	// The harness opens every later stdio connection of a run without a
+	// server/discover (it remembers the negotiation: itself relying on
+	// basic#17), so a server that wants one first breaks every check's
+	// connection: the row judges the check of that clause alone.
+	{mutant: "discover-first", want: reports.Fail, evidence: "send server/discover first", focus: "LIFECYCLE-NO-PRIOR-CONTEXT"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
