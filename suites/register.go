@@ -34,7 +34,8 @@ func Register() {
 	registerLogging()
 	registerSubscriptions()
 	registerHTTPStreamEnd()
-	registerClientInfo()     // clientinfo.go
-	registerStreamRelated()  // http_related.go
-	registerNoPriorContext() // lifecycle_context.go
+	registerClientInfo()          // clientinfo.go
+	registerStreamRelated()       // http_related.go
+	registerNoPriorContext()      // lifecycle_context.go
+	registerExtensionUndeclared() // extension_undeclared.go
 }

@@ -334,6 +334,9 @@ var mutantCases = []mutantCase{
 	// basic#17), so a server that wants one first breaks every check's
 	// connection: the row judges the check of that clause alone.
 	{mutant: "discover-first", want: reports.Fail, evidence: "send server/discover first", focus: "LIFECYCLE-NO-PRIOR-CONTEXT"},
+	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
+	// The schema's MissingRequiredClientCapabilityError requires data.
+	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
 }
 
 // wantFor is the status the broken check must have on transport tr.
