@@ -100,12 +100,11 @@ var checkVersionUnsupported = register(&Check{
 	How: "2026-07-28, stdio and Streamable HTTP. Sends server/discover whose _meta protocolVersion (and, over HTTP, the " +
 		"MCP-Protocol-Version header) is 1999-01-01. The answer must be a JSON-RPC error of code -32022 whose data holds " +
 		"supported, a non-empty list of version strings, and requested, the version asked for (the schema's " +
-		"UnsupportedProtocolVersionError; over HTTP with status 400, which SECURITY-PROTOCOL-VERSION judges).",
+		"UnsupportedProtocolVersionError); over HTTP its status must be 400 Bad Request.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: versioningModern, Also: []string{httpModern},
-		Clause: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"}},
+		Clause: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support [...] (Streamable HTTP) If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."}},
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"ver#1", "h#16"},
-	Limits:     map[string]string{"h#16": "the error and its list; the 400 status is SECURITY-PROTOCOL-VERSION's"},
 })
 
 func registerHTTPModern() {
@@ -370,6 +369,9 @@ func versionUnsupported(h *H) {
 	}
 	if data.Requested == nil {
 		h.Failf("the -32022 error's data lacks requested (the schema requires it): %s", clip(a.raw))
+	}
+	if a.status != 0 && a.status != http.StatusBadRequest {
+		h.Failf("server/discover in version %s got %s: the UnsupportedProtocolVersionError, but over HTTP its status must be 400 Bad Request", unknownVersion, a)
 	}
 	h.Notef("supported %v", versions)
 }

@@ -36,4 +36,8 @@ func Register() {
 	registerHTTPStreamEnd()
 	registerHTTPVersionAbsent()
 	registerHTTPGETUnrelated()
+	registerClientInfo()          // clientinfo.go
+	registerStreamRelated()       // http_related.go
+	registerNoPriorContext()      // lifecycle_context.go
+	registerExtensionUndeclared() // extension_undeclared.go
 }

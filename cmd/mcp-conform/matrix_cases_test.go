@@ -345,6 +345,23 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-on-get", spec: "2025-11-25", want: reports.Warn, evidence: "came on the standalone GET stream"},
 	{mutant: "progress-on-get", spec: "2025-06-18", want: reports.Warn, evidence: "came on the standalone GET stream"},
 	{mutant: "version-leak-618", spec: "2025-06-18", want: reports.Fail, evidence: "is a server notification of 2025-11-25, not of the negotiated 2025-06-18"},
+	// What every 2026-07-28 result carries (wire3_mutants.go).
+	{mutant: "result-type-missing", want: reports.Fail, evidence: "missing property 'resultType'"},
+	{mutant: "server-info-meta-missing", want: reports.Warn, evidence: "carries no io.modelcontextprotocol/serverInfo"},
+	// The -32022 with 200: SECURITY-PROTOCOL-VERSION judges the same status.
+	{mutant: "unsupported-version-200", want: reports.Fail, evidence: "its status must be 400", also: []string{"SECURITY-PROTOCOL-VERSION"}},
+	{mutant: "clientinfo-gated", want: reports.Warn, evidence: "under clientInfo example-other-client"},
+	// A call closed while another's stream is open: its crossed progress
+	// may land on that stream after the close, when the race goes so.
+	{mutant: "progress-crossed", want: reports.Fail, evidence: "carried progress for token", mayAlso: []string{"CANCEL-HTTP-CLOSE"}},
+	// The harness opens every later stdio connection of a run without a
+	// server/discover (it remembers the negotiation: itself relying on
+	// basic#17), so a server that wants one first breaks every check's
+	// connection: the row judges the check of that clause alone.
+	{mutant: "discover-first", want: reports.Fail, evidence: "send server/discover first", focus: "LIFECYCLE-NO-PRIOR-CONTEXT"},
+	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
+	// The schema's MissingRequiredClientCapabilityError requires data.
+	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
 }
 
 // wantFor is the status the broken check must have on transport tr.

@@ -232,6 +232,7 @@ func (v *Validator) ValidateServerMessage(seq int64, raw []byte, lookup RequestL
 		if hasResult {
 			o.Kind = KindResult
 			key = v.resultTarget(&o, inst, lookup)
+			basics = append(basics, v.resultMetaRules(members["result"])...)
 		} else {
 			o.Kind = KindError
 			if lookup != nil && !o.ID.IsZero() {
@@ -481,4 +482,28 @@ func compactText(raw json.RawMessage) string {
 		s = s[:57] + "..."
 	}
 	return s
+}
+
+// resultMetaRules checks, in 2026-07-28, what basic/index.mdx asks of every
+// result beyond its schema: "Servers SHOULD include the following
+// io.modelcontextprotocol/* field in every result's _meta, unless
+// specifically configured not to do so" — serverInfo (basic#21). A result
+// that is not an object is the schema's to report.
+func (v *Validator) resultMetaRules(rawResult json.RawMessage) []Violation {
+	if v.version != "2026-07-28" {
+		return nil
+	}
+	var r map[string]json.RawMessage
+	if json.Unmarshal(rawResult, &r) != nil || r == nil {
+		return nil
+	}
+	var meta map[string]json.RawMessage
+	if m, ok := r["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+		return nil // _meta not an object: the schema reports it
+	}
+	if _, ok := meta["io.modelcontextprotocol/serverInfo"]; ok {
+		return nil
+	}
+	return []Violation{{Pointer: "/result/_meta", Clause: "basic#21", Level: "SHOULD",
+		Complaint: "the result's _meta carries no io.modelcontextprotocol/serverInfo"}}
 }

@@ -109,6 +109,17 @@ var messageCases = []struct {
 	{name: "result with no lookup", versions: all,
 		raw: `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}`, kind: KindResult, unvalidated: true},
 
+	// basic#21: serverInfo in every 2026-07-28 result's _meta (SHOULD).
+	{name: "result without serverInfo in _meta (basic#21)", versions: []string{v2026}, requests: map[string]Request{"3": {Method: "tools/call"}},
+		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":[{"text":"hi","type":"text"}],"resultType":"complete","_meta":{"x.example/k":1}}}`,
+		kind: KindResult, against: "CallToolResult", want: []want{{clause: "basic#21", pointer: "/result/_meta"}}},
+	{name: "result without _meta (basic#21)", versions: []string{v2026}, requests: map[string]Request{"1": {Method: "server/discover"}},
+		raw:  `{"jsonrpc":"2.0","id":1,"result":{"cacheScope":"public","capabilities":{},"resultType":"complete","serverInfo":{"name":"s","version":"1"},"supportedVersions":["2026-07-28"],"ttlMs":0}}`,
+		kind: KindResult, against: "DiscoverResult", want: []want{{clause: "basic#21", pointer: "/result/_meta"}}},
+	{name: "result with serverInfo in _meta", versions: []string{v2026}, requests: map[string]Request{"3": {Method: "tools/call"}},
+		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":[{"text":"hi","type":"text"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`,
+		kind: KindResult, against: "CallToolResult"},
+
 	// Schema violations.
 	{name: "result without resultType (basic#13)", versions: []string{v2026}, requests: map[string]Request{"3": {Method: "tools/call"}},
 		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":[{"text":"hi","type":"text"}]}}`,
@@ -117,7 +128,7 @@ var messageCases = []struct {
 		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":"hi","resultType":"complete"}}`,
 		kind: KindResult, against: "CallToolResult", want: []want{{keyword: "/type", pointer: "/result/content"}}},
 	{name: "text content without text", versions: all, requests: map[string]Request{"3": {Method: "tools/call"}},
-		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text"}],"resultType":"complete"}}`,
+		raw:  `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`,
 		kind: KindResult, want: []want{{keyword: "/required", pointer: "/result/content/0"}}},
 	{name: "tools/list result without tools", versions: all, requests: map[string]Request{"2": {Method: "tools/list"}},
 		raw:  `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete"}}`,
@@ -240,8 +251,14 @@ func TestValidateServerMessage(t *testing.T) {
 				if got := len(o.Notes) > 0; got != tc.note {
 					t.Errorf("notes %q, want a note: %v", o.Notes, tc.note)
 				}
+				// basic#21 (serverInfo in every 2026-07-28 result's _meta) is
+				// judged only by the cases that name it.
+				wants21 := slices.ContainsFunc(tc.want, func(w want) bool { return w.clause == "basic#21" })
 				var got []string
 				for _, vi := range o.Violations {
+					if vi.Clause == "basic#21" && !wants21 {
+						continue
+					}
 					if vi.Seq != 42 {
 						t.Errorf("violation seq %d, want 42", vi.Seq)
 					}
@@ -311,7 +328,7 @@ func TestViolationString(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := v.ValidateServerMessage(7, []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text"}],"resultType":"complete"}}`),
+	o := v.ValidateServerMessage(7, []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`),
 		lookupOf(map[string]Request{"3": {Method: "tools/call"}}))
 	if len(o.Violations) != 1 {
 		t.Fatalf("violations %v, want 1", o.Violations)
