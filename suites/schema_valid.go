@@ -36,13 +36,13 @@ var checkSchemaValid = harness.SchemaCheck(register(&Check{
 			"The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all " +
 			"protocol messages and structures. [...] Notifications MUST NOT include an ID. [...] " + metaKeyClause},
 		allVersions...),
-		map[string]Rule{v20260728: {Level: reports.Must, Spec: indexPage,
+		sameRule(Rule{Level: reports.Must, Spec: indexPage,
 			Clause: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. [...] " +
 				"The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all " +
 				"protocol messages and structures. [...] Notifications MUST NOT include an ID. [...] The result MUST include a " +
 				"resultType field to indicate the type of the result. [...] Servers SHOULD include the following " +
 				"io.modelcontextprotocol/* field in every result's _meta, unless specifically configured not to do so, to " +
-				"identify themselves without relying on any prior connection state: io.modelcontextprotocol/serverInfo [...] " + metaKeyClause}}),
+				"identify themselves without relying on any prior connection state: io.modelcontextprotocol/serverInfo [...] " + metaKeyClause}, v20260728)),
 	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Clauses:    []string{"basic#1", "basic#10", "basic#6", "basic#8", "basic#15", "basic#16", "basic#14", "basic#2", "basic#3", "basic#11", "lc#6", "basic#13", "basic#21"},
 	Limits:     map[string]string{"lc#6": "a server request or notification that only a later version defines; capability use and later-version fields are not judged"},
