@@ -142,6 +142,7 @@ func registerTask() {
 		define(checkTaskList, taskList)                                         // task_list.go
 		define(checkTaskCreatePrompt, taskCreatePrompt)                         // task_create.go
 		define(checkTaskIDEntropy, taskIDEntropy)                               // task_ids.go
+		define(checkTaskAuthBound, taskAuthBound)                               // task_auth.go
 	})
 }
 

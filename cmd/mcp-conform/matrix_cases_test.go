@@ -213,7 +213,7 @@ var mutantCases = []mutantCase{
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
 		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-PROGRESS-TOKEN", "TASK-LIST",
-			"TASK-CREATE-PROMPT"}},
+			"TASK-CREATE-PROMPT", "TASK-AUTH-BOUND"}},
 	// The task contract's mutants change 2025-11-25 behaviour only (the
 	// 2026-07-28 extension has no tasks/result and names no error for an
 	// unknown task).
@@ -239,6 +239,9 @@ var mutantCases = []mutantCase{
 	// A task answered only once its work ended can no longer be cancelled
 	// while it works, and sends its progress before its CreateTaskResult.
 	{mutant: "task-guessable-ids", spec: "2025-11-25", want: reports.Fail, evidence: "guessable by another requestor"},
+	// Tasks visible across sessions: the second principal's session gets the
+	// first's task (task#33).
+	{mutant: "task-visible-across-principals", spec: "2025-11-25", want: reports.Fail, evidence: "was served to the second principal"},
 	{mutant: "task-create-after-work", spec: "2025-11-25", want: reports.Warn, evidence: "not as soon as possible",
 		also: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-PROGRESS-STOPS"}, skips: []string{"TASK-PROGRESS-TOKEN"}},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
@@ -382,4 +385,4 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 var taskCapableChecks = []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-SURVIVES-DISCONNECT",
 	"TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-UNKNOWN-ID", "TASK-RESULT", "TASK-REQUIRED-UNAUGMENTED", "TASK-CREATED-WORKING",
 	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN",
-	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY"}
+	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND"}

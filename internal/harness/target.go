@@ -34,7 +34,8 @@ type Manifest struct {
 	SessionTTL string `yaml:"sessionTTL,omitempty"`
 	// Auth lists the credentials of principals, each as the HTTP headers
 	// one principal sends (e.g. {Authorization: "Bearer ..."}); two of them
-	// unlock SECURITY-SESSION-BINDING. Other checks send none.
+	// unlock SECURITY-SESSION-BINDING and TASK-AUTH-BOUND. Other checks send
+	// none.
 	Auth []map[string]string `yaml:"auth,omitempty"`
 	// Headers are sent on every HTTP request the harness and its proxy
 	// make to the target (e.g. {Authorization: "Bearer ${MCP_TOKEN}"}):
