@@ -40,4 +40,5 @@ func Register() {
 	registerStreamRelated()       // http_related.go
 	registerNoPriorContext()      // lifecycle_context.go
 	registerExtensionUndeclared() // extension_undeclared.go
+	registerHTTPLogRouting()      // http_log_routing.go
 }

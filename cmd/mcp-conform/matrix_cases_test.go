@@ -72,6 +72,12 @@ var mutantCases = []mutantCase{
 	// The copies on the GET stream are about a running call: tr#19 too.
 	{mutant: "progress-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "and GET#", also: []string{"HTTP-GET-STREAM-UNRELATED"}},
 	{mutant: "response-on-get", spec: "2025-11-25", want: reports.Fail, evidence: "the response to"},
+	// 2025 log routing: a call's log messages on the POST and the GET
+	// stream (tr#22, log#6: FAIL), or on the GET stream only (log#5, the
+	// SHOULD proposed for 2025-11-25: WARN).
+	{mutant: "log-broadcast", spec: "2025-11-25", want: reports.Fail, evidence: "(broadcast)"},
+	{mutant: "log-broadcast", spec: "2025-06-18", want: reports.Fail, evidence: "(broadcast)"},
+	{mutant: "log-only-on-get", spec: "2025-11-25", want: reports.Warn, evidence: "not on its own SSE stream"},
 	{mutant: "listen-ack-late", want: reports.Fail, evidence: "not notifications/subscriptions/acknowledged"},
 	// Without a notification the two subscription checks of a change have
 	// nothing to judge.
