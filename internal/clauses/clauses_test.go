@@ -74,7 +74,7 @@ func TestRealClauseMap(t *testing.T) {
 		{"basic#1", "MUST", "2025-06-18,2025-11-25,2026-07-28", false, "specification/2026-07-28/basic/index.mdx", "covered", Server},
 		{"tr#29", "MUST", "2025-06-18,2025-11-25", false, "", "covered", Server},
 		{"h#15", "MUST", "2026-07-28", false, "specification/2026-07-28/basic/transports/streamable-http.mdx", "covered", Server},
-		{"log#5", "SHOULD", "2025-11-25", true, "", "none", Server},
+		{"log#5", "SHOULD", "2025-11-25", true, "", "covered", Server},
 		{"log#7", "MUST NOT", "2026-07-28", false, "specification/2026-07-28/server/utilities/logging.mdx", "covered", Server},
 		{"cl-h#5", "REQUIRED", "2026-07-28", false, "specification/2026-07-28/basic/transports/streamable-http.mdx", "", Client},
 		{"cl-tr#3", "MUST", "2025-06-18,2025-11-25", false, "", "", Client},
