@@ -464,6 +464,9 @@ var badInputChecks = map[string]bool{
 	"TASK-UNSUPPORTED-TOOL-AUGMENTED": true,
 	// It sends tools/list and tools/call with params.task.
 	"TASK-UNDECLARED-NORMAL": true,
+	// It lists tasks only where tasks.list is declared, which the hostile
+	// targets' capabilities (an older copy of the reference's) do not: SKIP.
+	"TASK-LIST": true,
 	// SCHEMA-VALID judges every message the others' connections carried
 	// (garbage lines are not JSON: basic#1).
 	"SCHEMA-VALID": true,
