@@ -50,36 +50,23 @@ func registerMetaKeys() {
 // SCHEMA-VALID also applies to every message: internal/schema).
 func metaKeyOK(key string) bool { return schema.MetaKeyOK(key) }
 
-// badMetaKeys walks v and returns where a _meta object holds a malformed
-// key ("at.path: key").
-func badMetaKeys(v any, path string, out *[]string) {
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if meta, ok := t[k].(map[string]any); ok && k == "_meta" {
-				mk := make([]string, 0, len(meta))
-				for key := range meta {
-					mk = append(mk, key)
-				}
-				slices.Sort(mk)
-				for _, key := range mk {
-					if !metaKeyOK(key) {
-						*out = append(*out, fmt.Sprintf("%s._meta: %q", path, key))
-					}
-				}
+// badMetaKeys returns where a _meta object of v holds a malformed key
+// ("at.path._meta: key"); the walk is SCHEMA-VALID's (internal/schema).
+func badMetaKeys(v any) []string {
+	var out []string
+	schema.BadMetaKeys(v, func(path []any, key string) {
+		at := ""
+		for _, e := range path {
+			switch e := e.(type) {
+			case string:
+				at += "." + e
+			case int:
+				at += fmt.Sprintf("[%d]", e)
 			}
-			badMetaKeys(t[k], path+"."+k, out)
 		}
-	case []any:
-		for i, e := range t {
-			badMetaKeys(e, fmt.Sprintf("%s[%d]", path, i), out)
-		}
-	}
+		out = append(out, fmt.Sprintf("%s._meta: %q", at, key))
+	})
+	return out
 }
 
 func metaKeys(h *H) {
@@ -118,9 +105,7 @@ func metaKeys(h *H) {
 			continue
 		}
 		n++
-		var here []string
-		badMetaKeys(v, "", &here)
-		for _, b := range here {
+		for _, b := range badMetaKeys(v) {
 			bad = append(bad, fmt.Sprintf("%s (in %s)", strings.TrimPrefix(b, "."), metaWhere(m)))
 		}
 	}

@@ -26,11 +26,31 @@ func MetaKeyOK(key string) bool { return metaKeyRE.MatchString(key) }
 // stable order.
 func metaKeyRules(v any) []Violation {
 	var out []Violation
-	walkMetaKeys(v, "", &out)
+	BadMetaKeys(v, func(path []any, key string) {
+		ptr := ""
+		for _, e := range path {
+			switch e := e.(type) {
+			case string:
+				ptr += "/" + escapePointer(e)
+			case int:
+				ptr += fmt.Sprintf("/%d", e)
+			}
+		}
+		out = append(out, Violation{Pointer: ptr + "/_meta", Clause: "basic#11", Level: "MUST",
+			Complaint: fmt.Sprintf("_meta key %q is not a well-formed name (an optional prefix of dot-separated labels, each a letter first and a letter or digit last, and a slash; a name beginning and ending with a letter or digit)", key)})
+	})
 	return out
 }
 
-func walkMetaKeys(v any, ptr string, out *[]Violation) {
+// BadMetaKeys calls bad for each malformed key of each _meta object in v
+// (a decoded JSON value), at any depth, in a stable order (member names
+// sorted): path leads to the object that holds that _meta, each element a
+// member name (string) or an array index (int).
+func BadMetaKeys(v any, bad func(path []any, key string)) {
+	walkMetaKeys(v, nil, bad)
+}
+
+func walkMetaKeys(v any, path []any, bad func([]any, string)) {
 	switch t := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(t))
@@ -39,7 +59,6 @@ func walkMetaKeys(v any, ptr string, out *[]Violation) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			at := ptr + "/" + escapePointer(k)
 			if meta, ok := t[k].(map[string]any); ok && k == "_meta" {
 				mk := make([]string, 0, len(meta))
 				for key := range meta {
@@ -48,16 +67,15 @@ func walkMetaKeys(v any, ptr string, out *[]Violation) {
 				slices.Sort(mk)
 				for _, key := range mk {
 					if !MetaKeyOK(key) {
-						*out = append(*out, Violation{Pointer: at, Clause: "basic#11", Level: "MUST",
-							Complaint: fmt.Sprintf("_meta key %q is not a well-formed name (an optional prefix of dot-separated labels, each a letter first and a letter or digit last, and a slash; a name beginning and ending with a letter or digit)", key)})
+						bad(path, key)
 					}
 				}
 			}
-			walkMetaKeys(t[k], at, out)
+			walkMetaKeys(t[k], append(slices.Clip(path), k), bad)
 		}
 	case []any:
 		for i, e := range t {
-			walkMetaKeys(e, fmt.Sprintf("%s/%d", ptr, i), out)
+			walkMetaKeys(e, append(slices.Clip(path), i), bad)
 		}
 	}
 }
