@@ -43,7 +43,7 @@ var checkStreamRouting = register(&Check{
 		"that arrives on two streams was broadcast, and a response on the GET stream is one it must not carry; either " +
 		"FAILs. Other messages (logs, list changes) are not judged.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: httpLegacy,
-		Clause: "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request. [...] The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams."},
+		Clause: "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request. [...] " + streamBroadcastClause},
 		legacyVersions...),
 	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
