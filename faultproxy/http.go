@@ -76,6 +76,8 @@ type HTTP struct {
 
 	liveMu sync.Mutex
 	live   map[*exchange]struct{} // event streams being relayed
+	// idle are closed when live next becomes empty (WaitStreamsEnded).
+	idle []chan struct{}
 }
 
 // StartHTTP starts a proxy listening on opts.Listen in front of
@@ -167,6 +169,29 @@ func (p *HTTP) CutStreams(reason string) int {
 		ex.Cut(reason)
 	}
 	return len(exs)
+}
+
+// WaitStreamsEnded waits until no event stream is being relayed, or ctx
+// ends; then it says how many were still open. A herd phase waits for the
+// previous phase's streams to end, so that its own cut counts only its own.
+func (p *HTTP) WaitStreamsEnded(ctx context.Context) error {
+	p.liveMu.Lock()
+	if len(p.live) == 0 {
+		p.liveMu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	p.idle = append(p.idle, ch)
+	p.liveMu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		p.liveMu.Lock()
+		n := len(p.live)
+		p.liveMu.Unlock()
+		return fmt.Errorf("%d event streams still open: %w", n, ctx.Err())
+	}
 }
 
 // Addr is the proxy's listening address.

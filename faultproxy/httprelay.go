@@ -64,6 +64,12 @@ func (ex *exchange) relaySSE(resp *http.Response) {
 	defer func() {
 		ex.p.liveMu.Lock()
 		delete(ex.p.live, ex)
+		if len(ex.p.live) == 0 {
+			for _, ch := range ex.p.idle {
+				close(ch)
+			}
+			ex.p.idle = nil
+		}
 		ex.p.liveMu.Unlock()
 	}()
 	fb := flushingBody{ex: ex, r: resp.Body}

@@ -131,7 +131,18 @@ func Run(ctx context.Context, o Options, log io.Writer) (*Report, error) {
 	defer p.Close()
 	p.Transcript().SetLimit(proxyMemoryEntries)
 	rep := &Report{Schema: "mcp-conform/herd/v1", Target: endpoint, Clients: o.Clients, Seed: o.Seed}
-	for _, mode := range []string{"immediate", "backoff"} {
+	for i, mode := range []string{"immediate", "backoff"} {
+		if i > 0 {
+			// The last phase's re-issued calls closed their streams;
+			// the proxy relays until it sees that. A cut counts only
+			// this phase's streams.
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := p.WaitStreamsEnded(wctx)
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("before the %s phase: %w", mode, err)
+			}
+		}
 		fmt.Fprintf(log, "herd: %s: %d clients opening streams through the proxy\n", mode, o.Clients)
 		ph, version, err := run(ctx, p, o, mode)
 		if err != nil {
