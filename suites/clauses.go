@@ -25,7 +25,7 @@ var existingClauses = map[string]struct {
 	"CANCEL-COMPLETION-WINS":   {ids: []string{"basic#9", "can#4", "c26#5"}},
 	"CANCEL-MALFORMED-IGNORED": {ids: []string{"basic#9", "can#5", "c26#6"}},
 	"CANCEL-UNKNOWN-IGNORED":   {ids: []string{"basic#9", "can#5", "c26#6"}},
-	"CANCEL-NO-SERVER-CANCEL":  {ids: []string{"can#1", "c26#2"}, limits: map[string]string{"c26#2": "not over HTTP"}},
+	"CANCEL-NO-SERVER-CANCEL":  {ids: []string{"can#1", "c26#2"}},
 	"FLOW-FINAL-ARRIVES":       {ids: []string{"tr#11", "tr#13", "prg#1", "prg#6"}, limits: map[string]string{"tr#13": "the final response arrives; an early close is not provoked"}},
 	"FLOW-SERVER-BOUNDED":      {ids: []string{"prg#5"}},
 	"CANCEL-HTTP-CLOSE":        {ids: []string{"h#12", "h#13", "h#14", "c26#3"}, limits: map[string]string{"h#14": "the proxy's transcript of the closed stream only"}},

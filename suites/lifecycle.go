@@ -52,9 +52,14 @@ var checkPingPrompt = register(&Check{
 	Clauses:    []string{"ping#1"},
 })
 
-// stdioExitBound is how long a server whose stdin closed may take to exit:
-// "promptly" names no bound; a process that has not ended 5 s after EOF
-// needs the forced termination the sentence wants to spare.
+// stdioExitBound is how long a server whose stdin closed may take to exit.
+// "Promptly" names no number, but the page names its purpose: the client
+// waits "a reasonable time" and then forces termination, and exiting on
+// EOF "reduces the need for forced termination". The harness is that
+// client: its own stdio Close waits faultproxy.StdioOptions.Grace (2 s by
+// default) before SIGTERM. A server still running 5 s after EOF (more
+// than twice that wait) is one this client would have had to force: the
+// check's declared reading of "promptly".
 const stdioExitBound = 5 * time.Second
 
 var checkStdioExit = register(&Check{
@@ -62,12 +67,14 @@ var checkStdioExit = register(&Check{
 	Title: "a stdio server exits on its own when its standard input is closed",
 	How: fmt.Sprintf("2026-07-28 over stdio. After a ping is answered, closes the server's stdin (what the client "+
 		"wrote before is delivered first) and sends no signal: the process must exit within %s. The harness's "+
-		"SIGTERM and SIGKILL come only after that, when the connection is closed.", stdioExitBound),
+		"SIGTERM and SIGKILL come only after that, when the connection is closed. \"Promptly\" is read as: before "+
+		"this client would force termination (the page leaves the client's wait to \"a reasonable time\" and gives "+
+		"exiting on EOF the purpose of sparing that force; the harness's own stdio close waits 2 s before SIGTERM, "+
+		"the check allows %s).", stdioExitBound, stdioExitBound),
 	Rules: map[string]Rule{v20260728: {Level: reports.Should, Spec: stdioModern,
 		Clause: "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file."}},
 	Transports: []string{viaStdio},
 	Clauses:    []string{"st#6"},
-	Limits:     map[string]string{"st#6": fmt.Sprintf("promptly is read as within %s", stdioExitBound)},
 })
 
 func registerLifecycle() {

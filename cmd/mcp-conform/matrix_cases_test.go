@@ -374,6 +374,11 @@ var mutantCases = []mutantCase{
 	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
 	// The schema's MissingRequiredClientCapabilityError requires data.
 	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
+	// As discover-first, over HTTP: the harness's clients send tools/list on
+	// connections that carried no server/discover (measured: IDEM-*, PAGINATION-*,
+	// TOOLS-*, RECONNECT-REISSUE then fail on the same refusal), so the row
+	// judges the check of that clause alone.
+	{mutant: "discover-first-http", want: reports.Fail, evidence: "send server/discover first on this connection", focus: "LIFECYCLE-NO-PRIOR-CONTEXT"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
