@@ -374,6 +374,12 @@ var mutantCases = []mutantCase{
 	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
 	// The schema's MissingRequiredClientCapabilityError requires data.
 	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
+	{mutant: "embedded-resource-no-capability", want: reports.Warn, evidence: "embeds the resource"},
+	{mutant: "embedded-resource-no-capability", spec: "2025-11-25", want: reports.Warn, evidence: "embeds the resource"},
+	{mutant: "embedded-resource-no-capability", spec: "2025-06-18", want: reports.Warn, evidence: "embeds the resource"},
+	// basic#12 is not in 2025-06-18, whose TOOLS-OUTPUT-SCHEMA compiles only the outputSchemas of the tools it calls.
+	{mutant: "output-schema-invalid", want: reports.Fail, evidence: "create_support_ticket: outputSchema"},
+	{mutant: "output-schema-invalid", spec: "2025-11-25", want: reports.Fail, evidence: "create_support_ticket: outputSchema"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
