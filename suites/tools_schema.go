@@ -42,7 +42,9 @@ var (
 	checkToolsOutputSchema = register(&Check{
 		ID:    "TOOLS-OUTPUT-SCHEMA",
 		Title: "a tool with an outputSchema returns structuredContent that conforms to it",
-		How: "Lists every tool; calls each tool with an outputSchema that it may call without side effects — the manifest's " +
+		How: "Lists every tool; in 2025-11-25 and 2026-07-28 compiles every listed outputSchema, called or not, as TOOLS-INPUT-SCHEMA " +
+			"compiles an inputSchema (one its dialect's meta-schema rejects FAILs; an unknown dialect or a remote $ref is noted, not judged). " +
+			"Then calls each tool with an outputSchema that it may call without side effects — the manifest's " +
 			"structured role (tool and arguments), and every tool annotated readOnlyHint: true whose inputSchema accepts {} " +
 			"(called with {}; a tool whose execution.taskSupport is required is left out). A successful result must carry " +
 			"structuredContent, and it must validate against the outputSchema (compiled as TOOLS-INPUT-SCHEMA compiles an " +
@@ -62,7 +64,7 @@ var (
 		Clauses:    []string{"tl#9", "basic#12"},
 		Limits: map[string]string{
 			"tl#9":     "the tools it may call safely only: the structured role, read-only tools that take {}",
-			"basic#12": "the outputSchemas of the tools it calls only",
+			"basic#12": "the outputSchemas of tools/list only; an elicitation's requestedSchema is not judged",
 		},
 	})
 	checkToolsNames = register(&Check{
@@ -129,7 +131,8 @@ func registerToolContract() {
 		define(checkToolsListStable, toolsListStable)
 		define(checkToolsHeaderSensitive, toolsHeaderSensitive) // tools_header.go
 		define(checkToolsInputValidated, toolsInputValidated)
-		define(checkToolsListChanged, toolsListChanged) // tools_listchanged.go
+		define(checkToolsListChanged, toolsListChanged)             // tools_listchanged.go
+		define(checkToolsEmbeddedResources, toolsEmbeddedResources) // tools_embedded.go
 	})
 }
 
@@ -327,11 +330,15 @@ func (t listedTool) taskOnly() bool {
 func toolsOutputSchema(h *H) {
 	recallToolsList(h)
 	onEither(h, func(r rpc) {
-		targets := structuredTargets(h, allTools(r.walkTools()))
+		tools := allTools(r.walkTools())
+		strict := !protocol.Version(h.Version()).Before(protocol.V20251125)
+		if strict {
+			listedOutputSchemasValid(h, tools) // tools_outputschema.go
+		}
+		targets := structuredTargets(h, tools)
 		if len(targets) == 0 {
 			h.Skip(noStructuredTarget)
 		}
-		strict := !protocol.Version(h.Version()).Before(protocol.V20251125)
 		judged := 0
 		for _, tg := range targets {
 			sch, err := schema.CompileTool(tg.tool.Def.OutputSchema)

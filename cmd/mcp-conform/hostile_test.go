@@ -470,6 +470,9 @@ var badInputChecks = map[string]bool{
 	// SCHEMA-VALID judges every message the others' connections carried
 	// (garbage lines are not JSON: basic#1).
 	"SCHEMA-VALID": true,
+	// It reads the capabilities and calls the read-only tools that take {}
+	// (embedded resources without the resources capability).
+	"TOOLS-EMBEDDED-RESOURCES": true,
 }
 
 // ownVerdict accepts any status of c but ERROR (unless the case is one

@@ -379,6 +379,12 @@ var mutantCases = []mutantCase{
 	// TOOLS-*, RECONNECT-REISSUE then fail on the same refusal), so the row
 	// judges the check of that clause alone.
 	{mutant: "discover-first-http", want: reports.Fail, evidence: "send server/discover first on this connection", focus: "LIFECYCLE-NO-PRIOR-CONTEXT"},
+	{mutant: "embedded-resource-no-capability", want: reports.Warn, evidence: "embeds the resource"},
+	{mutant: "embedded-resource-no-capability", spec: "2025-11-25", want: reports.Warn, evidence: "embeds the resource"},
+	{mutant: "embedded-resource-no-capability", spec: "2025-06-18", want: reports.Warn, evidence: "embeds the resource"},
+	// basic#12 is not in 2025-06-18, whose TOOLS-OUTPUT-SCHEMA compiles only the outputSchemas of the tools it calls.
+	{mutant: "output-schema-invalid", want: reports.Fail, evidence: "create_support_ticket: outputSchema"},
+	{mutant: "output-schema-invalid", spec: "2025-11-25", want: reports.Fail, evidence: "create_support_ticket: outputSchema"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
