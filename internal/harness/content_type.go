@@ -106,8 +106,8 @@ func (w *schemaWalk) seeHead(e faultproxy.Entry) {
 		// "replaced by the proxy": a fault's own head, not the server's.
 		return
 	}
-	reqs := w.byStream[e.Stream]
-	if len(reqs) == 0 || w.headSeen[e.Stream] {
+	method, posted := w.posted[e.Stream]
+	if !posted || w.headSeen[e.Stream] {
 		return
 	}
 	w.headSeen[e.Stream] = true
@@ -115,10 +115,6 @@ func (w *schemaWalk) seeHead(e faultproxy.Entry) {
 	ct := headerValue(e.HTTP.Header, "Content-Type")
 	if contentTypeOK(e.HTTP.Status, ct) {
 		return
-	}
-	method := ""
-	for _, r := range reqs {
-		method = r.Method
 	}
 	f := ctFinding{Conn: w.conn, Stream: e.Stream, Seq: e.Seq, Method: method, Status: e.HTTP.Status, CT: ct}
 	if re, ok := w.sent[e.Stream]; ok {

@@ -46,6 +46,13 @@ func TestContentTypeWalk(t *testing.T) {
 	body("POST#7", req("g"))
 	w.seeOther(head("POST#7", 200, "text/plain", "replaced by the proxy"))
 	w.seeOther(head("GET#1", 200, "text/plain", ""))
+	// A request a fault injected on a notification's POST: that POST's
+	// 202 answers the notification.
+	body("POST#8", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x"}}`)
+	injected := faultproxy.Entry{Kind: faultproxy.EntryMessage, Dir: faultproxy.ClientToServer, Stream: "POST#8",
+		Raw: []byte(req("h")), Outcome: faultproxy.OutcomeInjected}
+	w.see(injected, ReportEntry(injected), messageBytes(injected), parseMessage(messageBytes(injected)))
+	w.seeOther(head("POST#8", 202, "", ""))
 	if run.Answers != 5 {
 		t.Errorf("Answers = %d, want 5 (POST#1-4 and #6)", run.Answers)
 	}

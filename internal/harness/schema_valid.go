@@ -111,10 +111,12 @@ type schemaWalk struct {
 	// headSeen marks the streams whose response head was judged for the
 	// content-type check.
 	headSeen map[string]bool
-	// sent is the client's last request entry on each stream, badHead
+	// sent is the client's last request entry on each stream (posted its
+	// method; neither counts a request a fault injected), badHead
 	// the index in run.Heads of a stream whose head broke the sentence
 	// and whose body is still to come (content_type.go).
 	sent    map[string]reports.Entry
+	posted  map[string]string
 	badHead map[string]int
 	run     *schemaRun
 }
@@ -122,7 +124,7 @@ type schemaWalk struct {
 func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
 	return &schemaWalk{v: v, conn: conn, run: run, byID: map[jsonrpc.ID][]schema.Request{},
 		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}, batch: map[string]bool{}, headSeen: map[string]bool{},
-		sent: map[string]reports.Entry{}, badHead: map[string]int{}}
+		sent: map[string]reports.Entry{}, posted: map[string]string{}, badHead: map[string]int{}}
 }
 
 // seeOther takes a transcript entry that carries no message: an HTTP
@@ -159,7 +161,12 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry, raw []byte, env j
 					w.byStream[e.Stream] = map[jsonrpc.ID]schema.Request{}
 				}
 				w.byStream[e.Stream][id] = req
-				w.sent[e.Stream] = re
+				if e.Outcome != faultproxy.OutcomeInjected {
+					// The POST's own body, not a request a fault
+					// injected on its stream (content_type.go).
+					w.sent[e.Stream] = re
+					w.posted[e.Stream] = req.Method
+				}
 			}
 		}
 		return reports.Entry{}, false
