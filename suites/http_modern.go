@@ -117,7 +117,6 @@ func registerHTTPModern() {
 		define(checkNotification202, notification202)
 		define(checkGETStream, getStream)
 		define(checkEventIDsUnique, eventIDsUnique)
-		define(checkResponseContentType, responseContentType) // http_content_type.go
 	})
 	ginkgo.Describe("VERSION negotiation (2026-07-28)", ginkgo.Label("area:version"), func() {
 		define(checkVersionUnsupported, versionUnsupported)

@@ -181,6 +181,7 @@ func Run(cfg *Config, opts RunOptions, define func()) (*reports.Report, error) {
 	})
 	registerOnce.Do(define)
 	setSchemaOn(schemaCheck != nil && selectsPassive(opts, schemaCheck))
+	setContentTypeOn(contentTypeCheck != nil && selectsPassive(opts, contentTypeCheck))
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
@@ -243,6 +244,11 @@ func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Re
 		res = append(res, schemaGaps(res)...)
 		schemaCutShort(res)
 	}
+	if contentTypeIsOn() {
+		res = append(res, contentTypeResults()...)
+		res = append(res, contentTypeGaps(res)...)
+		passiveCutShort(contentTypeCheck, res)
+	}
 	r := buildReport(cfg, toolVersion, started, res, NegotiatedVersion())
 	cfgMu.Lock()
 	tools := map[string][]map[string]any{}
@@ -283,6 +289,7 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 		}
 	}
 	res = append(res, schemaResultsOf(runs)...)
+	res = append(res, contentTypeResultsOf(runs)...)
 	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil
 }
 
@@ -391,7 +398,20 @@ func MergeReports(cfg *Config, toolVersion string, started time.Time, parts []*r
 // other ERROR, when no check there reached a verdict; otherwise SKIP. Without it the passive
 // check would be missing from the report of a target that never started.
 func schemaGaps(res []reports.Check) []reports.Check {
-	c := schemaCheck
+	return passiveGaps(schemaCheck, res, "no check received a message from the server on this transport: nothing to validate",
+		"no message from the server to validate")
+}
+
+// contentTypeGaps is schemaGaps for HTTP-RESPONSE-CONTENT-TYPE.
+func contentTypeGaps(res []reports.Check) []reports.Check {
+	return passiveGaps(contentTypeCheck, res, "no check sent a request on this transport: no answer to judge",
+		"no answer to judge")
+}
+
+// passiveGaps makes passive check c's result of every transport whose
+// checks were recorded but left it nothing to judge: skip is the SKIP's
+// reason, errPrefix the ERROR's (schemaGaps).
+func passiveGaps(c *Check, res []reports.Check, skip, errPrefix string) []reports.Check {
 	if c == nil {
 		return nil
 	}
@@ -427,6 +447,9 @@ func schemaGaps(res []reports.Check) []reports.Check {
 	}
 	var out []reports.Check
 	for _, tr := range order {
+		if !slices.Contains(c.Transports, tr) {
+			continue // not a transport the check judges
+		}
 		v := version[tr]
 		rule, ok := c.RuleOn(tr, v)
 		if !ok {
@@ -438,10 +461,10 @@ func schemaGaps(res []reports.Check) []reports.Check {
 		}
 		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
 			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: tr, ProtocolVersion: v, Status: reports.Skip,
-			Reason: "no check received a message from the server on this transport: nothing to validate"}
+			Reason: skip}
 		if e, ok := firstErr[tr]; ok && !verdict[tr] {
 			res.Status = reports.Error
-			res.Reason = fmt.Sprintf("no message from the server to validate: no check on this transport reached it (%s: %s)", e.ID, e.Reason)
+			res.Reason = fmt.Sprintf("%s: no check on this transport reached it (%s: %s)", errPrefix, e.ID, e.Reason)
 		}
 		out = append(out, res)
 	}
@@ -452,8 +475,10 @@ func schemaGaps(res []reports.Check) []reports.Check {
 // cut short (a check interrupted, or never run): the messages it judged are
 // only those of the checks that ran, so "valid" is not its verdict. A
 // violation it found stays a FAIL (a message it saw broke the schema).
-func schemaCutShort(res []reports.Check) {
-	c := schemaCheck
+func schemaCutShort(res []reports.Check) { passiveCutShort(schemaCheck, res) }
+
+// passiveCutShort is schemaCutShort for passive check c.
+func passiveCutShort(c *Check, res []reports.Check) {
 	if c == nil {
 		return
 	}

@@ -45,6 +45,15 @@ type schemaRun struct {
 	Findings  []schemaFinding `json:"findings,omitempty"`
 	// Err is set when the version's schema could not be loaded.
 	Err string `json:"err,omitempty"`
+	// NoSchema marks a walk made for the content-type check alone
+	// (SCHEMA-VALID was not selected): no message was validated.
+	NoSchema bool `json:"noSchema,omitempty"`
+	// ContentType marks a walk that judged the response heads for
+	// HTTP-RESPONSE-CONTENT-TYPE (content_type.go): Answers heads of
+	// POSTs carrying a request, Heads the ones that broke the sentence.
+	ContentType bool        `json:"contentType,omitempty"`
+	Answers     int         `json:"answers,omitempty"`
+	Heads       []ctFinding `json:"heads,omitempty"`
 }
 
 // schemaFinding is one offending message.
@@ -99,12 +108,23 @@ type schemaWalk struct {
 	status map[string]int
 	// batch marks the streams ("" on stdio) the client sent a batch on.
 	batch map[string]bool
-	run   *schemaRun
+	// headSeen marks the streams whose response head was judged for the
+	// content-type check.
+	headSeen map[string]bool
+	// sent is the client's last request entry on each stream (posted its
+	// method; neither counts a request a fault injected), badHead
+	// the index in run.Heads of a stream whose head broke the sentence
+	// and whose body is still to come (content_type.go).
+	sent    map[string]reports.Entry
+	posted  map[string]string
+	badHead map[string]int
+	run     *schemaRun
 }
 
 func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
 	return &schemaWalk{v: v, conn: conn, run: run, byID: map[jsonrpc.ID][]schema.Request{},
-		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}, batch: map[string]bool{}}
+		byStream: map[string]map[jsonrpc.ID]schema.Request{}, status: map[string]int{}, batch: map[string]bool{}, headSeen: map[string]bool{},
+		sent: map[string]reports.Entry{}, posted: map[string]string{}, badHead: map[string]int{}}
 }
 
 // seeOther takes a transcript entry that carries no message: an HTTP
@@ -112,6 +132,7 @@ func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
 func (w *schemaWalk) seeOther(e faultproxy.Entry) {
 	if e.Kind == faultproxy.EntryHTTP && e.HTTP != nil && e.Dir == faultproxy.ServerToClient {
 		w.status[e.Stream] = e.HTTP.Status
+		w.seeHead(e)
 	}
 }
 
@@ -140,8 +161,19 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry, raw []byte, env j
 					w.byStream[e.Stream] = map[jsonrpc.ID]schema.Request{}
 				}
 				w.byStream[e.Stream][id] = req
+				if e.Outcome != faultproxy.OutcomeInjected {
+					// The POST's own body, not a request a fault
+					// injected on its stream (content_type.go).
+					w.sent[e.Stream] = re
+					w.posted[e.Stream] = req.Method
+				}
 			}
 		}
+		return reports.Entry{}, false
+	}
+	w.seeBody(e, re)
+	if w.v == nil {
+		// The content-type check alone walks: nothing is validated.
 		return reports.Entry{}, false
 	}
 	rewritten := false // raw is no longer the message env parsed
@@ -263,18 +295,21 @@ func looksJSONRPC(raw []byte) bool {
 // check never negotiated a version with a schema.
 func (h *H) schemaWalkFor(conn int) *schemaWalk {
 	if h.schemaRun == nil {
-		if h.session.Version == "" || h.check.Passive || !schemaIsOn() {
+		if h.session.Version == "" || h.check.Passive || !passiveIsOn() {
 			return nil
 		}
-		h.schemaRun = &schemaRun{Check: h.check.ID, Transport: h.target.Transport, Version: h.session.Version, Target: h.target.Name}
-		v, err := schema.For(h.session.Version)
-		if err != nil {
-			h.schemaRun.Err = err.Error()
-			return nil
+		h.schemaRun = &schemaRun{Check: h.check.ID, Transport: h.target.Transport, Version: h.session.Version, Target: h.target.Name,
+			NoSchema: !schemaIsOn(), ContentType: contentTypeIsOn()}
+		if schemaIsOn() {
+			v, err := schema.For(h.session.Version)
+			if err != nil {
+				h.schemaRun.Err = err.Error()
+			} else {
+				h.schemaV = v
+			}
 		}
-		h.schemaV = v
 	}
-	if h.schemaV == nil {
+	if h.schemaV == nil && !h.schemaRun.ContentType {
 		return nil
 	}
 	return newSchemaWalk(h.schemaV, conn, h.schemaRun)
@@ -304,6 +339,9 @@ func schemaResultsOf(runs []schemaRun) []reports.Check {
 	var order []key
 	by := map[key][]schemaRun{}
 	for _, r := range runs {
+		if r.NoSchema {
+			continue
+		}
 		k := key{r.Transport, r.Version, r.Target}
 		if _, seen := by[k]; !seen {
 			order = append(order, k)

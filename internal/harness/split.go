@@ -26,6 +26,9 @@ type PartState struct {
 	// selected); Schema holds its walks, one per check run.
 	SchemaOn bool        `json:"schemaOn,omitempty"`
 	Schema   []schemaRun `json:"schema,omitempty"`
+	// ContentTypeOn says the process judged response heads for
+	// HTTP-RESPONSE-CONTENT-TYPE (its findings ride in Schema's walks).
+	ContentTypeOn bool `json:"contentTypeOn,omitempty"`
 	// Tools is what tools/list gave at each target's probe, by class key.
 	Tools map[string][]map[string]any `json:"tools,omitempty"`
 	// Idem, Annotations and Lied are the retry-class evidence, by class
@@ -41,6 +44,7 @@ func SavePartState() PartState {
 	schemaMu.Lock()
 	st := PartState{SchemaOn: !schemaOff && schemaCheck != nil, Schema: slices.Clone(schemaRuns)}
 	schemaMu.Unlock()
+	st.ContentTypeOn = contentTypeIsOn()
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
 	st.Tools = map[string][]map[string]any{}
@@ -62,18 +66,20 @@ func SavePartState() PartState {
 func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.Check, []reports.ToolClass) {
 	var out []reports.Check
 	for _, r := range res {
-		if schemaCheck == nil || r.ID != schemaCheck.ID {
+		if (schemaCheck == nil || r.ID != schemaCheck.ID) && (contentTypeCheck == nil || r.ID != contentTypeCheck.ID) {
 			out = append(out, r)
 		}
 	}
 	var (
 		runs []schemaRun
 		on   bool
+		ctOn bool
 	)
 	tools := map[string][]map[string]any{}
 	ev := newRunEvidence()
 	for _, st := range states {
 		on = on || st.SchemaOn
+		ctOn = ctOn || st.ContentTypeOn
 		runs = append(runs, st.Schema...)
 		for k, ts := range st.Tools {
 			if tools[k] == nil {
@@ -86,6 +92,11 @@ func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.
 		out = append(out, schemaResultsOf(runs)...)
 		out = append(out, schemaGaps(out)...)
 		schemaCutShort(out)
+	}
+	if ctOn && contentTypeCheck != nil {
+		out = append(out, contentTypeResultsOf(runs)...)
+		out = append(out, contentTypeGaps(out)...)
+		passiveCutShort(contentTypeCheck, out)
 	}
 	return out, retryClasses(cfg, tools, ev, out)
 }

@@ -111,10 +111,13 @@ func (p *Plan) pieces(jobs int) ([]piece, error) {
 			for _, c := range sl {
 				alt = append(alt, "id:"+c.id)
 			}
-			// SCHEMA-VALID judges every check's messages: each slice
-			// validates its own (when the run selects it at all) and
-			// the parent joins them.
-			alt = append(alt, "id:"+schemaID)
+			// SCHEMA-VALID judges every check's messages (and
+			// HTTP-RESPONSE-CONTENT-TYPE every answer's head): each
+			// slice judges its own (when the run selects the check at
+			// all) and the parent joins them.
+			for _, id := range passiveIDs() {
+				alt = append(alt, "id:"+id)
+			}
 			out = append(out, piece{part: i, slice: j + 1, slices: k[i], filter: and(p.filter, strings.Join(alt, " || ")), runs: len(sl), cost: sumCost(sl) + pieceOverheadMs})
 		}
 	}
@@ -239,8 +242,17 @@ func sumCost(checks []partCheck) float64 {
 	return s
 }
 
-// schemaID is the passive check every slice keeps.
-const schemaID = "SCHEMA-VALID"
+// passiveIDs are the passive checks every slice keeps (SCHEMA-VALID,
+// HTTP-RESPONSE-CONTENT-TYPE): the catalog's checks marked Passive.
+func passiveIDs() []string {
+	var ids []string
+	for _, c := range suites.Catalog() {
+		if c.Passive {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
 
 // partConfig is the configuration of part i alone, as its child plans it.
 func (p *Plan) partConfig(i int) *suites.Config {
