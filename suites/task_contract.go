@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -254,9 +255,12 @@ func taskRequiredUnaugmented(h *H) {
 
 var checkTaskCreatedWorking = register(&Check{
 	ID:    "TASK-CREATED-WORKING",
-	Title: "a new task begins in status working, with a string taskId distinct from the other task's",
-	How: "Creates two tasks with the task role, one after the other on one connection: each CreateTaskResult must carry " +
-		"a string taskId and the status working, and the two ids must differ.",
+	Title: "a new task begins in status working, with a string taskId distinct from every other task's",
+	How: "Creates two tasks with the task role, one after the other on one connection, and over Streamable HTTP a third " +
+		"on a second connection (its own session): each CreateTaskResult must carry a taskId that is a JSON string (a " +
+		"number, even one of digits, is not) and the status working, and all the ids must differ. Over stdio the " +
+		"connection is the whole server process, so its tasks are all the receiver controls; over HTTP the second " +
+		"session's task shows whether ids are unique beyond one session.",
 	Rules: map[string]Rule{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Task IDs MUST be a string value. Task IDs MUST be unique among all tasks controlled by the receiver. [...] Tasks MUST begin in the working status when created."},
@@ -264,26 +268,29 @@ var checkTaskCreatedWorking = register(&Check{
 	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#5", "task#6", "task#7"},
-	Limits: map[string]string{
-		"task#5": "no mutant issues a non-string id (parsed: a number is not a task)",
-		"task#6": "two tasks of one connection; no mutant reuses an id",
-	},
 })
 
 func taskCreatedWorking(h *H) {
 	t := tasks(h)
+	makers := []*tasker{t, t}
+	if h.Target().Via() == protocol.TransportHTTP {
+		c := h.ConnectHTTP()
+		makers = append(makers, httpTasker(h, c, c.W))
+	}
 	var ids []string
-	for i := range 2 {
-		s, m := t.create()
+	for i, mk := range makers {
+		s, m := mk.create()
 		if s.Status != "working" {
 			h.Failf("task %d's CreateTaskResult says status %q: a task must begin in working: %s", i+1, s.Status, rawText(m))
 		}
-		if i == 1 && s.ID == ids[0] {
-			h.Failf("the two tasks created got the same taskId %q: %s", s.ID, rawText(m))
+		for k, prev := range ids {
+			if s.ID == prev {
+				h.Failf("tasks %d and %d got the same taskId %q: task ids must be unique among all the server's tasks: %s", k+1, i+1, s.ID, rawText(m))
+			}
 		}
 		ids = append(ids, s.ID)
 	}
-	h.Notef("both tasks began working, with the ids %s and %s", ids[0], ids[1])
+	h.Notef("%d tasks began working, with string ids, all distinct: %s", len(ids), strings.Join(ids, ", "))
 }
 
 var checkTaskMetaIgnored = register(&Check{

@@ -374,6 +374,11 @@ var mutantCases = []mutantCase{
 	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
 	// The schema's MissingRequiredClientCapabilityError requires data.
 	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
+	// A task id that is not a string, or not unique, breaks every check
+	// that creates tasks (each names them by id): the rows judge the
+	// check of those clauses alone.
+	{mutant: "task-id-numeric", spec: "2025-11-25", want: reports.Fail, evidence: "is not a string", focus: "^TASK-CREATED-WORKING$"},
+	{mutant: "task-id-reused", spec: "2025-11-25", want: reports.Fail, evidence: "got the same taskId", focus: "^TASK-CREATED-WORKING$"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
