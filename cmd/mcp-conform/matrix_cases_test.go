@@ -379,6 +379,8 @@ var mutantCases = []mutantCase{
 	// check of those clauses alone.
 	{mutant: "task-id-numeric", spec: "2025-11-25", want: reports.Fail, evidence: "is not a string", focus: "^TASK-CREATED-WORKING$"},
 	{mutant: "task-id-reused", spec: "2025-11-25", want: reports.Fail, evidence: "got the same taskId", focus: "^TASK-CREATED-WORKING$"},
+	{mutant: "task-meta-overrides-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "tasks/cancel for taskId"},
+	{mutant: "task-meta-overrides-result", spec: "2025-11-25", want: reports.Fail, evidence: "but without the _meta it answered"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
