@@ -34,7 +34,7 @@ func (s taskState) terminal() bool {
 // parseTask reads a Task object in the era's field names.
 func parseTask(raw json.RawMessage, modern bool) (taskState, error) {
 	var t struct {
-		TaskID        string          `json:"taskId"`
+		TaskID        json.RawMessage `json:"taskId"`
 		Status        string          `json:"status"`
 		StatusMessage string          `json:"statusMessage"`
 		TTL           json.RawMessage `json:"ttl"`
@@ -47,7 +47,11 @@ func parseTask(raw json.RawMessage, modern bool) (taskState, error) {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return taskState{}, err
 	}
-	s := taskState{ID: t.TaskID, Status: t.Status, Message: t.StatusMessage, TTL: t.TTL, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt}
+	var id string
+	if len(t.TaskID) > 0 && json.Unmarshal(t.TaskID, &id) != nil {
+		return taskState{}, fmt.Errorf("its taskId %s is not a string (task ids MUST be strings)", t.TaskID)
+	}
+	s := taskState{ID: id, Status: t.Status, Message: t.StatusMessage, TTL: t.TTL, CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt}
 	poll := t.Poll
 	if modern {
 		s.TTL, poll = t.TTLMs, t.PollMs

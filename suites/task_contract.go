@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
+	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -254,9 +257,12 @@ func taskRequiredUnaugmented(h *H) {
 
 var checkTaskCreatedWorking = register(&Check{
 	ID:    "TASK-CREATED-WORKING",
-	Title: "a new task begins in status working, with a string taskId distinct from the other task's",
-	How: "Creates two tasks with the task role, one after the other on one connection: each CreateTaskResult must carry " +
-		"a string taskId and the status working, and the two ids must differ.",
+	Title: "a new task begins in status working, with a string taskId distinct from every other task's",
+	How: "Creates two tasks with the task role, one after the other on one connection, and over Streamable HTTP a third " +
+		"on a second connection (its own session): each CreateTaskResult must carry a taskId that is a JSON string (a " +
+		"number, even one of digits, is not) and the status working, and all the ids must differ. Over stdio the " +
+		"connection is the whole server process, so its tasks are all the receiver controls; over HTTP the second " +
+		"session's task shows whether ids are unique beyond one session.",
 	Rules: map[string]Rule{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Task IDs MUST be a string value. Task IDs MUST be unique among all tasks controlled by the receiver. [...] Tasks MUST begin in the working status when created."},
@@ -264,33 +270,39 @@ var checkTaskCreatedWorking = register(&Check{
 	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#5", "task#6", "task#7"},
-	Limits: map[string]string{
-		"task#5": "no mutant issues a non-string id (parsed: a number is not a task)",
-		"task#6": "two tasks of one connection; no mutant reuses an id",
-	},
 })
 
 func taskCreatedWorking(h *H) {
 	t := tasks(h)
+	makers := []*tasker{t, t}
+	if h.Target().Via() == protocol.TransportHTTP {
+		c := h.ConnectHTTP()
+		makers = append(makers, httpTasker(h, c, c.W))
+	}
 	var ids []string
-	for i := range 2 {
-		s, m := t.create()
+	for i, mk := range makers {
+		s, m := mk.create()
 		if s.Status != "working" {
 			h.Failf("task %d's CreateTaskResult says status %q: a task must begin in working: %s", i+1, s.Status, rawText(m))
 		}
-		if i == 1 && s.ID == ids[0] {
-			h.Failf("the two tasks created got the same taskId %q: %s", s.ID, rawText(m))
+		for k, prev := range ids {
+			if s.ID == prev {
+				h.Failf("tasks %d and %d got the same taskId %q: task ids must be unique among all the server's tasks: %s", k+1, i+1, s.ID, rawText(m))
+			}
 		}
 		ids = append(ids, s.ID)
 	}
-	h.Notef("both tasks began working, with the ids %s and %s", ids[0], ids[1])
+	h.Notef("%d tasks began working, with string ids, all distinct: %s", len(ids), strings.Join(ids, ", "))
 }
 
 var checkTaskMetaIgnored = register(&Check{
 	ID:    "TASK-META-IGNORED",
-	Title: "tasks/get acts on its taskId parameter, not on a related-task _meta naming another task",
-	How: "Creates two tasks with the task role, then sends tasks/get for the first with params._meta " +
-		"io.modelcontextprotocol/related-task naming the second: the answer must be the first task (its taskId).",
+	Title: "tasks/get, tasks/cancel and tasks/result act on their taskId parameter, not on a related-task _meta naming another task",
+	How: "Creates two tasks A and B with the task role. tasks/get for A with params._meta io.modelcontextprotocol/related-task " +
+		"naming B must answer A (its taskId). When tasks.cancel is declared: tasks/cancel for A with the _meta naming B must " +
+		"not cancel B (tasks/get for B right after it must not say cancelled) and, when its reply is a task, that task is A. " +
+		"tasks/result for B with the _meta naming A (which is cancelled, or still working) must answer exactly what a plain " +
+		"tasks/result for B answers next (the same result, or the same error): the _meta must change nothing.",
 	Rules: map[string]Rule{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "For the tasks/get, tasks/result, and tasks/cancel operations, the taskId parameter in the request MUST be used as the source of truth for identifying the target task. Requestors SHOULD NOT include io.modelcontextprotocol/related-task metadata in these requests, and receivers MUST ignore such metadata if present in favor of the RPC method parameter."},
@@ -298,23 +310,33 @@ var checkTaskMetaIgnored = register(&Check{
 	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#22"},
-	Limits:     map[string]string{"task#22": "tasks/get only"},
 })
+
+// withRelatedMeta sends method for the task id with a related-task _meta
+// naming the task other; a server that does not answer within d fails.
+func (t *tasker) withRelatedMeta(method, id, other string, d time.Duration) clients.Message {
+	h := t.h
+	ctx, cancel := context.WithTimeout(h.Ctx(), d)
+	defer cancel()
+	t.n++
+	rid := jsonrpc.StringID(fmt.Sprintf("task-%d", t.n))
+	m, err := t.start(ctx, rid, method, map[string]any{"taskId": id,
+		"_meta": map[string]any{relatedTaskMeta: map[string]any{"taskId": other}}})
+	if err != nil {
+		h.FailServer("%s (id %s) for task %s with a related-task _meta naming task %s got no response within %s (%v): the _meta must be ignored, the taskId parameter decides%s",
+			method, rid, id, other, d, err, t.exitHint())
+	}
+	return m
+}
 
 func taskMetaIgnored(h *H) {
 	t := tasks(h)
 	a, _ := t.create()
 	b, _ := t.create()
-	ctx, cancel := context.WithTimeout(h.Ctx(), h.Cfg().OpTimeout)
-	defer cancel()
-	t.n++
-	id := jsonrpc.StringID(fmt.Sprintf("task-%d", t.n))
-	m, err := t.start(ctx, id, "tasks/get", map[string]any{"taskId": a.ID,
-		"_meta": map[string]any{relatedTaskMeta: map[string]any{"taskId": b.ID}}})
-	if err != nil {
-		h.FailServer("tasks/get (id %s) for task %s with a related-task _meta naming task %s got no response within %s (%v): the _meta must be ignored, the taskId parameter decides%s",
-			id, a.ID, b.ID, h.Cfg().OpTimeout, err, t.exitHint())
+	if a.ID == b.ID {
+		h.Skip(fmt.Sprintf("both tasks got the id %s (TASK-CREATED-WORKING judges that): a _meta naming the other task names the same one", a.ID))
 	}
+	m := t.withRelatedMeta("tasks/get", a.ID, b.ID, h.Cfg().OpTimeout)
 	if m.Env.Kind != jsonrpc.Response {
 		h.Failf("tasks/get for task %s with a related-task _meta naming task %s answered %s: the _meta must be ignored", a.ID, b.ID, rawText(m))
 	}
@@ -325,5 +347,28 @@ func taskMetaIgnored(h *H) {
 	if g.ID != a.ID {
 		h.Failf("tasks/get for taskId %s with a related-task _meta naming %s answered the task %s: the taskId parameter must decide: %s", a.ID, b.ID, g.ID, rawText(m))
 	}
-	h.Notef("tasks/get for %s answered that task, ignoring the related-task _meta naming %s", a.ID, b.ID)
+	done := []string{"tasks/get"}
+	if declaredTaskCaps(h).cancel {
+		c := t.withRelatedMeta("tasks/cancel", a.ID, b.ID, h.Cfg().OpTimeout)
+		if c.Env.Kind == jsonrpc.Response {
+			if r, err := parseTask(c.Env.Result, t.modern); err == nil && r.ID != a.ID {
+				h.Failf("tasks/cancel for taskId %s with a related-task _meta naming %s answered the task %s: the taskId parameter must decide: %s", a.ID, b.ID, r.ID, rawText(c))
+			}
+		}
+		gb, gm := t.get(b.ID, "right after tasks/cancel of the other task")
+		if gb.Status == "cancelled" {
+			h.Failf("tasks/cancel for taskId %s with a related-task _meta naming %s (answered %s) cancelled task %s: the taskId parameter must decide: %s", a.ID, b.ID, rawText(c), b.ID, rawText(gm))
+		}
+		done = append(done, "tasks/cancel")
+	}
+	r1 := t.withRelatedMeta("tasks/result", b.ID, a.ID, h.Cfg().CallTimeout)
+	r2 := t.exchange("tasks/result", map[string]any{"taskId": b.ID}, h.Cfg().CallTimeout)
+	same := r1.Env.Kind == r2.Env.Kind && errorCode(r1.Env.Error) == errorCode(r2.Env.Error) &&
+		(r1.Env.Kind != jsonrpc.Response || sameJSON(r1.Env.Result, r2.Env.Result))
+	if !same {
+		h.Failf("tasks/result for taskId %s with a related-task _meta naming %s answered %s, but without the _meta it answered %s: the _meta must be ignored, the taskId parameter decides",
+			b.ID, a.ID, rawText(r1), rawText(r2))
+	}
+	done = append(done, "tasks/result")
+	h.Notef("%s acted on the taskId parameter, ignoring a related-task _meta naming the other task", strings.Join(done, ", "))
 }

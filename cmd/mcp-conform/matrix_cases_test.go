@@ -385,6 +385,13 @@ var mutantCases = []mutantCase{
 	// basic#12 is not in 2025-06-18, whose TOOLS-OUTPUT-SCHEMA compiles only the outputSchemas of the tools it calls.
 	{mutant: "output-schema-invalid", want: reports.Fail, evidence: "create_support_ticket: outputSchema"},
 	{mutant: "output-schema-invalid", spec: "2025-11-25", want: reports.Fail, evidence: "create_support_ticket: outputSchema"},
+	// A task id that is not a string, or not unique, breaks every check
+	// that creates tasks (each names them by id): the rows judge the
+	// check of those clauses alone.
+	{mutant: "task-id-numeric", spec: "2025-11-25", want: reports.Fail, evidence: "is not a string", focus: "^TASK-CREATED-WORKING$"},
+	{mutant: "task-id-reused", spec: "2025-11-25", want: reports.Fail, evidence: "got the same taskId", focus: "^TASK-CREATED-WORKING$"},
+	{mutant: "task-meta-overrides-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "tasks/cancel for taskId"},
+	{mutant: "task-meta-overrides-result", spec: "2025-11-25", want: reports.Fail, evidence: "but without the _meta it answered"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
