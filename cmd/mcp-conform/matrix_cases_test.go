@@ -374,6 +374,11 @@ var mutantCases = []mutantCase{
 	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
 	// The schema's MissingRequiredClientCapabilityError requires data.
 	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
+	// echo's x-mcp-header parameters region and shard (wireparam_mutants.go).
+	{mutant: "param-header-unchecked", want: reports.Fail, evidence: "Mcp-Param-Region: mcp-conform-a-other for body value"},
+	{mutant: "param-base64-undecoded", want: reports.Fail, evidence: "the header was compared undecoded"},
+	{mutant: "param-header-invalid-accepted", want: reports.Fail, evidence: "holding raw non-ASCII bytes"},
+	{mutant: "param-integer-as-string", want: reports.Warn, evidence: "compared as strings, not numerically"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
