@@ -379,6 +379,9 @@ var mutantCases = []mutantCase{
 	{mutant: "param-base64-undecoded", want: reports.Fail, evidence: "the header was compared undecoded"},
 	{mutant: "param-header-invalid-accepted", want: reports.Fail, evidence: "holding raw non-ASCII bytes"},
 	{mutant: "param-integer-as-string", want: reports.Warn, evidence: "compared as strings, not numerically"},
+	// The cancelled call's late progress goes to the listen stream the check
+	// holds open (wirestop_mutants.go).
+	{mutant: "close-progress-on-listen", want: reports.Fail, evidence: "a message for the cancelled request appeared after the close"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
