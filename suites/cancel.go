@@ -114,7 +114,9 @@ var checkHTTPClose = register(&Check{
 	Title: "closing the response stream cancels the request: nothing more is sent for it, and the work stops",
 	How: "Calls the slow role (tagged) over Streamable HTTP, closes the response stream after the first progress, " +
 		"runs an identical control call to completion, and asks the target's probe how much of the cancelled work ran. " +
-		"One status for two sentences: a message for the cancelled request after the close (on any stream) FAILs (MUST NOT); " +
+		"A subscriptions/listen stream is held open across the close when the server serves one (the only other stream a " +
+		"2026-07-28 server could send on). One status for two sentences: a message for the cancelled request after the close " +
+		"(on any stream the harness still reads: the listen stream, the control call's) FAILs (MUST NOT); " +
 		"otherwise work that went on after the close (finished, or still running once the control call was served: a probe two observed steps later finds a new step) WARNs (SHOULD stop as soon as practical).",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "Closing the SSE response stream MUST be treated by the server as cancellation of that request. [...] The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."}},
@@ -336,6 +338,12 @@ func httpCloseCancels(h *H) {
 	c := h.ConnectHTTP()
 	tag := unique("close")
 	id, token := jsonrpc.StringID("http-close-1"), jsonrpc.StringID("http-close-token")
+	// Another stream the server could send the request's messages on
+	// (cancel_listen.go), open across the close.
+	listen, noListen := openCloseListen(h, c)
+	if listen != nil {
+		defer listen.Close()
+	}
 	started := time.Now()
 	call := c.StartRole("slow", id, token, map[string]any{tagArg: tag})
 	c.FirstProgress(call, token)
@@ -358,6 +366,11 @@ func httpCloseCancels(h *H) {
 	h.Sleep(gap)
 	later := c.Probe(tool, tagArg, tag)
 	h.Notef("probe after close: %+v; after the control call: %+v; %s later: %+v", before, after, gap.Round(time.Millisecond), later)
+	if listen != nil {
+		h.Notef("a subscriptions/listen stream (%s) was open across the close", listen.Stream())
+	} else {
+		h.Notef("%s", noListen)
+	}
 	// A message after the close breaks the MUST NOT: FAIL, whatever the
 	// work did. Work that went on breaks only the SHOULD: WARN.
 	for _, m := range c.W.Since(mark) {

@@ -32,29 +32,32 @@ const versioningModern = "specification/2026-07-28/basic/versioning.mdx"
 
 var checkHeaderMismatch = register(&Check{
 	ID:    "HTTP-HEADER-MISMATCH",
-	Title: "a request whose Mcp-Method or Mcp-Name header disagrees with its body is rejected: 400 and HeaderMismatch (-32020)",
+	Title: "a request whose Mcp-Method, Mcp-Name or Mcp-Param-{Name} header disagrees with its body (or is missing) is rejected: 400 and HeaderMismatch (-32020)",
 	How: "2026-07-28 over Streamable HTTP. POSTs server/discover (valid _meta) with Mcp-Method: tools/list; then, when " +
-		"the manifest declares a role, a tools/call of the role's tool with an Mcp-Name naming another tool. Each must be " +
+		"the manifest declares a role, a tools/call of the role's tool with an Mcp-Name naming another tool; then, when a " +
+		"role's tool (not the mutation, task, flood or listChanged role's) has a top-level string parameter marked " +
+		"x-mcp-header, two calls of it with that parameter in the body: one whose Mcp-Param-{Name} names another value, " +
+		"one without the header (the table: \"Client omits header but value is in body: Server MUST reject\"). Each must be " +
 		"answered with HTTP 400 and a JSON-RPC error of code -32020; a result means the server acted on a request its " +
-		"headers contradict (for the tools/call: it ran the tool).",
+		"headers contradict (for a tools/call: it ran the tool). No such parameter: the Mcp-Param-{Name} cases are noted as not tried.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body. [...] When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: -32020 HeaderMismatch"}},
 	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#20", "h#23"},
-	Limits:     map[string]string{"h#20": "Mcp-Method and Mcp-Name only, not Mcp-Param-{Name}"},
 })
 
 var checkHeaderDecoded = register(&Check{
 	ID:    "HTTP-HEADER-DECODED",
-	Title: "an Mcp-Name sent in the Base64 sentinel form is decoded before it is compared with the body",
+	Title: "an Mcp-Name or Mcp-Param-{Name} sent in the Base64 sentinel form is decoded before it is compared with the body",
 	How: "2026-07-28 over Streamable HTTP. POSTs a tools/call of a tool named mcp-conform-ünknown (not ASCII, so a " +
 		"client must send its Mcp-Name in the =?base64?…?= form, and does): header and body agree once decoded, so the " +
-		"server must not answer HeaderMismatch (-32020); what it says about the unknown tool is not judged here.",
+		"server must not answer HeaderMismatch (-32020); what it says about the unknown tool is not judged here. Then, when " +
+		"a role's tool (as HTTP-HEADER-MISMATCH) has a top-level string parameter marked x-mcp-header, calls it with that " +
+		"parameter set to a non-ASCII value and its Mcp-Param-{Name} in the Base64 form: it must not get -32020 either.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
 		Clause: "When comparing header values to body values (e.g., Mcp-Name, Mcp-Param-{Name}), servers MUST decode encoded values (see Value Encoding) before comparison."}},
 	Transports: []string{viaHTTP},
 	Clauses:    []string{"h#21"},
-	Limits:     map[string]string{"h#21": "Mcp-Name only, not Mcp-Param-{Name}"},
 })
 
 var checkVersionHeaderMismatch = register(&Check{
@@ -239,6 +242,8 @@ func headerMismatch(h *H) {
 	} else {
 		seen = append(seen, "Mcp-Name not tried: the manifest declares no role tool")
 	}
+	ps, pb := paramHeaderMismatch(h, c, v) // http_param_headers.go
+	seen, bad = append(seen, ps...), append(bad, pb...)
 	if len(bad) > 0 {
 		h.Failf("want HTTP 400 with HeaderMismatch (-32020): %s", strings.Join(bad, "; "))
 	}
@@ -257,7 +262,11 @@ func headerDecoded(h *H) {
 	if a.err != nil && a.err.Code == jsonrpc.CodeHeaderMismatch {
 		h.Failf("tools/call of %s with Mcp-Name: %s (the same name, Base64-encoded) got %s: the header was compared undecoded", name, enc, a)
 	}
-	h.Notef("Mcp-Name %s: %s", enc, a)
+	seen, bad := paramHeaderDecoded(h, c, v) // http_param_headers.go
+	if bad != "" {
+		h.Failf("%s", bad)
+	}
+	h.Notef("Mcp-Name %s: %s; %s", enc, a, seen)
 }
 
 func versionHeaderMismatch(h *H) {

@@ -41,4 +41,5 @@ func Register() {
 	registerNoPriorContext()      // lifecycle_context.go
 	registerExtensionUndeclared() // extension_undeclared.go
 	registerHTTPLogRouting()      // http_log_routing.go
+	registerHTTPParamHeaders()    // http_param_headers.go
 }

@@ -392,6 +392,14 @@ var mutantCases = []mutantCase{
 	{mutant: "task-id-reused", spec: "2025-11-25", want: reports.Fail, evidence: "got the same taskId", focus: "^TASK-CREATED-WORKING$"},
 	{mutant: "task-meta-overrides-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "tasks/cancel for taskId"},
 	{mutant: "task-meta-overrides-result", spec: "2025-11-25", want: reports.Fail, evidence: "but without the _meta it answered"},
+	// echo's x-mcp-header parameters region and shard (wireparam_mutants.go).
+	{mutant: "param-header-unchecked", want: reports.Fail, evidence: "Mcp-Param-Region: mcp-conform-a-other for body value"},
+	{mutant: "param-base64-undecoded", want: reports.Fail, evidence: "the header was compared undecoded"},
+	{mutant: "param-header-invalid-accepted", want: reports.Fail, evidence: "holding raw non-ASCII bytes"},
+	{mutant: "param-integer-as-string", want: reports.Warn, evidence: "compared as strings, not numerically"},
+	// The cancelled call's late progress goes to the listen stream the check
+	// holds open (wirestop_mutants.go).
+	{mutant: "close-progress-on-listen", want: reports.Fail, evidence: "a message for the cancelled request appeared after the close"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
