@@ -216,6 +216,12 @@ func TestHostileTargets(t *testing.T) {
 					inReport[c.ID] = true
 				}
 				for _, c := range suites.Catalog() {
+					// A passive check judges other checks' traffic on its
+					// own transports only: against a stdio target an HTTP
+					// one has nothing to say and no row, as in a split run.
+					if c.Passive && !contains(c.Transports, "stdio") {
+						continue
+					}
 					if !inReport[c.ID] {
 						t.Errorf("%s is not in the report", c.ID)
 					}
