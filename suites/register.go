@@ -41,4 +41,6 @@ func Register() {
 	registerNoPriorContext()      // lifecycle_context.go
 	registerExtensionUndeclared() // extension_undeclared.go
 	registerHTTPLogRouting()      // http_log_routing.go
+	registerHandles()             // handles.go
+	registerHandlesBound()        // handles_bound.go
 }

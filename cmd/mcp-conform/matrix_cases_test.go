@@ -374,6 +374,10 @@ var mutantCases = []mutantCase{
 	{mutant: "task-ext-undeclared-used", want: reports.Fail, evidence: "got a task"},
 	// The schema's MissingRequiredClientCapabilityError requires data.
 	{mutant: "missing-capability-no-data", want: reports.Fail, evidence: "without data.requiredCapabilities", also: []string{"SCHEMA-VALID"}},
+	// State handles (2026-07-28 security best practices): a SHOULD.
+	{mutant: "handle-sequential", want: reports.Warn, evidence: "predictable or sequential"},
+	{mutant: "handle-unbound", want: reports.Warn, evidence: "handles are not bound to the authenticated user"},
+	{mutant: "handle-as-credential", want: reports.Fail, evidence: "treated as authentication"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
