@@ -85,6 +85,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
 			"log":         referenceLogRole,
 			"listChanged": referenceListChangedRole,
+			"handle":      referenceHandleRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		// The reference binds a session initialized with a credential to
@@ -128,10 +129,15 @@ func ReferenceManifest(mutant string) *Manifest {
 			"flood":       {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
 			"log":         referenceLogRole,
 			"listChanged": referenceListChangedRole,
+			"handle":      referenceHandleRole,
 		},
 		Env: map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
 }
+
+// referenceHandleRole is the state-handle pair of the reference server
+// (HANDLE-ENTROPY): open_cart mints a cart_id, view_cart takes it back.
+var referenceHandleRole = Role{Tool: "open_cart", Field: "cart_id", Use: "view_cart", Param: "cart_id"}
 
 // referenceMutationRole is the keyed mutation of the reference server:
 // create_support_ticket, keyed by operation_key, with ticket_stats as the

@@ -42,4 +42,6 @@ func Register() {
 	registerExtensionUndeclared() // extension_undeclared.go
 	registerHTTPLogRouting()      // http_log_routing.go
 	registerHTTPParamHeaders()    // http_param_headers.go
+	registerHandles()             // handles.go
+	registerHandlesBound()        // handles_bound.go
 }

@@ -18,6 +18,13 @@ import (
 const authAllClause = "MCP servers that implement authorization MUST verify all inbound requests. " +
 	"[authorization] Invalid or expired tokens MUST receive a HTTP 401 response."
 
+// authSessionClause is sec#4, the sentence after sec#3's in the 2025
+// guides: a 2025 probe carries the authorized session's id, so serving it
+// without a token takes the session for the credential.
+const authSessionClause = "MCP servers that implement authorization MUST verify all inbound requests. " +
+	"MCP Servers MUST NOT use sessions for authentication. " +
+	"[authorization] Invalid or expired tokens MUST receive a HTTP 401 response."
+
 var checkAuthEveryRequest = register(&Check{
 	ID:    "SECURITY-AUTH-EVERY-REQUEST",
 	Title: "every request, of every method and HTTP verb, without a valid token is refused with 401",
@@ -27,13 +34,15 @@ var checkAuthEveryRequest = register(&Check{
 		"name no server has (when the server declared tools), a notification POST (2025: notifications/roots/list_changed " +
 		"in the session), and in 2025 a GET of the session's standalone stream and a DELETE of the session (last). " +
 		"Each must get HTTP 401: a 2xx (or any other answer) means the request was not verified. In 2026-07-28 a GET " +
-		"or DELETE has no MCP meaning and is answered 405 by a server that serves none; 401 or 405 both serve nothing there.",
+		"or DELETE has no MCP meaning and is answered 405 by a server that serves none; 401 or 405 both serve nothing there. " +
+		"In 2025 every probe carries the Mcp-Session-Id of the session the run's credentials opened: one served without a " +
+		"valid token also means the session was taken for authentication (MUST NOT use sessions for authentication).",
 	Rules: merge(
-		sameRule(Rule{Level: reports.Must, Spec: bestPractices, Also: []string{authLegacy}, Clause: authAllClause}, legacyVersions...),
+		sameRule(Rule{Level: reports.Must, Spec: bestPractices, Also: []string{authLegacy}, Clause: authSessionClause}, legacyVersions...),
 		sameRule(Rule{Level: reports.Must, Spec: bestPractices, Also: []string{authModern}, Clause: authAllClause}, v20260728),
 	),
 	Transports: []string{viaHTTP},
-	Clauses:    []string{"sec#3"},
+	Clauses:    []string{"sec#3", "sec#4"},
 })
 
 // authProbe is one request sent without the run's credentials.
@@ -54,6 +63,7 @@ func authEveryRequest(h *H) {
 	c := h.ConnectHTTP() // with the run's credentials: they work
 	s := c.W.Session()
 	probes := authProbes(s, c.W.SessionID(), c)
+	inSession := s.Era != clients.EraModern && c.W.SessionID() != ""
 	sent := 0
 	for _, cred := range []struct {
 		what   string
@@ -88,6 +98,9 @@ func authEveryRequest(h *H) {
 			}
 			what := ""
 			switch {
+			case status/100 == 2 && inSession:
+				what = " (it was served: the transcript holds the answer; it carried the Mcp-Session-Id of the session the run's " +
+					"credentials opened, so the session stood in for the credential: MUST NOT use sessions for authentication)"
 			case status/100 == 2:
 				what = " (it was served: the transcript holds the answer)"
 			case len(raw) > 0 && len(raw) <= 300:

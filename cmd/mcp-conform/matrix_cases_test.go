@@ -400,6 +400,14 @@ var mutantCases = []mutantCase{
 	// The cancelled call's late progress goes to the listen stream the check
 	// holds open (wirestop_mutants.go).
 	{mutant: "close-progress-on-listen", want: reports.Fail, evidence: "a message for the cancelled request appeared after the close"},
+	// State handles (2026-07-28 security best practices): a SHOULD.
+	{mutant: "handle-sequential", want: reports.Warn, evidence: "predictable or sequential"},
+	{mutant: "handle-unbound", want: reports.Warn, evidence: "handles are not bound to the authenticated user"},
+	{mutant: "handle-as-credential", want: reports.Fail, evidence: "treated as authentication"},
+	// A 2025 session taken for authentication (sec#4); 2026-07-28 has no
+	// sessions.
+	{mutant: "session-as-credential", spec: "2025-11-25", want: reports.Fail, evidence: "the session stood in for the credential"},
+	{mutant: "session-as-credential", spec: "2025-06-18", want: reports.Fail, evidence: "the session stood in for the credential"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

@@ -63,6 +63,9 @@ func TestReviewReference(t *testing.T) {
 		// change_tools (the listChanged role) changes the tool list: not
 		// read-only, not idempotent (each call toggles the tool extra).
 		"change_tools": {reports.Unsafe, "readOnlyHint: false"},
+		// open_cart mints a state handle (the handle role): each call opens
+		// another cart.
+		"open_cart": {reports.Unsafe, "readOnlyHint: false"},
 	}
 	var got []string
 	for _, r := range rows {
@@ -78,7 +81,7 @@ func TestReviewReference(t *testing.T) {
 			t.Errorf("%s/%s: version %q", r.Transport, r.Tool, r.ProtocolVersion)
 		}
 	}
-	tools := []string{"slow", "echo", "research", "flood", "create_support_ticket", "ticket_stats", "lookup_ticket", "append_note", "change_tools"}
+	tools := []string{"slow", "echo", "research", "flood", "create_support_ticket", "ticket_stats", "lookup_ticket", "append_note", "change_tools", "open_cart", "view_cart"}
 	var want []string
 	for _, tr := range []string{"stdio", "http"} {
 		for _, tool := range tools {

@@ -11,7 +11,7 @@ import (
 )
 
 // Roles lists the roles a draft considers, in the order it writes them.
-var Roles = []string{"slow", "mutation", "lookup", "task", "flood", "silent", "log", "listChanged"}
+var Roles = []string{"slow", "mutation", "lookup", "task", "flood", "silent", "log", "listChanged", "handle"}
 
 // Proposal is the draft's choice of a tool for one role.
 type Proposal struct {
@@ -22,6 +22,8 @@ type Proposal struct {
 	Key       string
 	Arguments map[string]any
 	Probe     map[string]any
+	// Field, Use and Param are the handle role's (handlerole.go).
+	Field, Use, Param string
 	// Why says what in tools/list made the tool the choice; Check what a
 	// person must verify by hand; Seen what the draft's own calls showed.
 	Why, Check, Seen []string

@@ -82,6 +82,7 @@ func Propose(tools []Tool, transport string) *Draft {
 	add("silent", sil, silent)
 	add("log", logCandidates(tools), logMissing)                         // logrole.go
 	add("listChanged", listChangedCandidates(tools), listChangedMissing) // listchangedrole.go
+	add("handle", handleCandidates(tools), handleMissing)                // handlerole.go
 	// The order of the file, whatever the order found.
 	slices.SortStableFunc(d.Proposals, func(a, b *Proposal) int {
 		return cmp.Compare(slices.Index(Roles, a.Role), slices.Index(Roles, b.Role))

@@ -159,6 +159,9 @@ func (w *writer) role(p *Proposal, indent string) {
 	if len(p.Arguments) > 0 {
 		fmt.Fprintf(w.b, "%s  arguments: %s\n", indent, flow(p.Arguments))
 	}
+	if p.Field != "" {
+		fmt.Fprintf(w.b, "%s  field: %s\n%s  use: %s\n%s  param: %s\n", indent, scalar(p.Field), indent, scalar(p.Use), indent, scalar(p.Param))
+	}
 	if len(p.Probe) > 0 {
 		fmt.Fprintf(w.b, "%s  probe: %s\n", indent, flowFirst(p.Probe, "tool"))
 	} else if p.ProbeNote != "" {
@@ -197,6 +200,8 @@ func placeholder(role string, d *Draft) *Proposal {
 		}
 	case "task":
 		p.Arguments = map[string]any{"topic": "x"}
+	case "handle":
+		p.Field, p.Use, p.Param = "FIELD", "TOOL", "PARAM"
 	case "flood":
 		p.Arguments = map[string]any{"count": floodCount}
 	case "silent":

@@ -10,14 +10,16 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 )
 
-// validateRoles checks the mutation and lookup roles against the tools the
-// target lists: each tool exists, the key is a property of the mutation
-// tool's input schema (and of the lookup's), and the probe answers with a
-// number. It returns every problem found.
+// validateRoles checks the mutation, lookup and handle roles against the
+// tools the target lists: each tool exists, the key is a property of the
+// mutation tool's input schema (and of the lookup's), the probe answers
+// with a number, and the handle's param is a property of its use tool's
+// input schema. It returns every problem found.
 func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *Endpoint) error {
 	mut, hasMut := m.Roles["mutation"]
 	look, hasLook := m.Roles["lookup"]
-	if !hasMut && !hasLook {
+	hd, hasHandle := m.Roles["handle"]
+	if !hasMut && !hasLook && !hasHandle {
 		return nil
 	}
 	tools, err := e.ListTools(ctx, d)
@@ -53,14 +55,22 @@ func validateRoles(ctx context.Context, d time.Duration, m *Manifest, e *Endpoin
 			}
 		}
 	}
+	if hasHandle {
+		need("handle", hd.Tool)
+		if t := need("handle use", hd.Use); t != nil {
+			if _, ok := SchemaProps(t)[hd.Param]; !ok {
+				problems = append(problems, fmt.Sprintf("role handle: param %q is not a property of %s's inputSchema", hd.Param, hd.Use))
+			}
+		}
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
 }
 
-// ValidateRoles starts each target that declares a mutation or lookup role
-// and checks those roles against what it serves (validateRoles), before
+// ValidateRoles starts each target that declares a mutation, lookup or
+// handle role and checks those roles against what it serves (validateRoles), before
 // any check runs: a bad manifest is a usage error, not a run of SKIPs.
 func ValidateRoles(ctx context.Context, c *Config) error {
 	cfg := c.WithDefaults()
@@ -68,7 +78,8 @@ func ValidateRoles(ctx context.Context, c *Config) error {
 	for _, t := range cfg.Targets {
 		_, mut := t.Roles["mutation"]
 		_, look := t.Roles["lookup"]
-		if !mut && !look || seen[t.Name+t.Transport] {
+		_, handle := t.Roles["handle"]
+		if !mut && !look && !handle || seen[t.Name+t.Transport] {
 			continue
 		}
 		seen[t.Name+t.Transport] = true

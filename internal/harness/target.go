@@ -78,6 +78,14 @@ type Role struct {
 	// racers that share nothing make the check SKIP (a race between two
 	// separate stores proves nothing).
 	Shared bool `yaml:"shared,omitempty"`
+	// Field, Use and Param are the handle role's (2026-07-28 security
+	// best practices, "State Handle Hijacking"): Tool, called with
+	// Arguments, mints a state handle, the string member Field of its
+	// structured content; Use is the tool that takes a handle back as its
+	// argument Param and must accept one its caller minted.
+	Field string `yaml:"field,omitempty"`
+	Use   string `yaml:"use,omitempty"`
+	Param string `yaml:"param,omitempty"`
 }
 
 // LoadManifest reads and validates a manifest file.
@@ -164,6 +172,14 @@ func (m *Manifest) Validate() error {
 		if r.Tool == "" {
 			return fmt.Errorf("role %s: no tool", name)
 		}
+	}
+	for name, r := range m.Roles {
+		if name != "handle" && (r.Field != "" || r.Use != "" || r.Param != "") {
+			return fmt.Errorf("role %s: field, use and param belong to the handle role only", name)
+		}
+	}
+	if r, ok := m.Roles["handle"]; ok && (r.Field == "" || r.Use == "" || r.Param == "") {
+		return errors.New("role handle: needs field (the result member carrying the handle), use (the tool taking it back) and param (its argument)")
 	}
 	if r, ok := m.Roles["mutation"]; ok {
 		if r.Key == "" {
