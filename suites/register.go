@@ -36,9 +36,10 @@ func Register() {
 	registerHTTPStreamEnd()
 	registerHTTPVersionAbsent()
 	registerHTTPGETUnrelated()
-	registerClientInfo()          // clientinfo.go
-	registerStreamRelated()       // http_related.go
-	registerNoPriorContext()      // lifecycle_context.go
-	registerExtensionUndeclared() // extension_undeclared.go
-	registerHTTPLogRouting()      // http_log_routing.go
+	registerClientInfo()           // clientinfo.go
+	registerStreamRelated()        // http_related.go
+	registerNoPriorContext()       // lifecycle_context.go
+	registerExtensionUndeclared()  // extension_undeclared.go
+	registerHTTPLogRouting()       // http_log_routing.go
+	registerSubscriptionTeardown() // subscription_teardown.go
 }

@@ -379,6 +379,7 @@ var mutantCases = []mutantCase{
 	// TOOLS-*, RECONNECT-REISSUE then fail on the same refusal), so the row
 	// judges the check of that clause alone.
 	{mutant: "discover-first-http", want: reports.Fail, evidence: "send server/discover first on this connection", focus: "LIFECYCLE-NO-PRIOR-CONTEXT"},
+	{mutant: "listen-teardown-silent", want: reports.Fail, evidence: "sent no notifications/cancelled referencing it"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
