@@ -36,12 +36,13 @@ func Register() {
 	registerHTTPStreamEnd()
 	registerHTTPVersionAbsent()
 	registerHTTPGETUnrelated()
-	registerClientInfo()          // clientinfo.go
-	registerStreamRelated()       // http_related.go
-	registerNoPriorContext()      // lifecycle_context.go
-	registerExtensionUndeclared() // extension_undeclared.go
-	registerHTTPLogRouting()      // http_log_routing.go
-	registerHTTPParamHeaders()    // http_param_headers.go
-	registerHandles()             // handles.go
-	registerHandlesBound()        // handles_bound.go
+	registerClientInfo()           // clientinfo.go
+	registerStreamRelated()        // http_related.go
+	registerNoPriorContext()       // lifecycle_context.go
+	registerExtensionUndeclared()  // extension_undeclared.go
+	registerHTTPLogRouting()       // http_log_routing.go
+	registerHTTPParamHeaders()     // http_param_headers.go
+	registerHandles()              // handles.go
+	registerHandlesBound()         // handles_bound.go
+	registerSubscriptionTeardown() // subscription_teardown.go
 }

@@ -408,6 +408,7 @@ var mutantCases = []mutantCase{
 	// sessions.
 	{mutant: "session-as-credential", spec: "2025-11-25", want: reports.Fail, evidence: "the session stood in for the credential"},
 	{mutant: "session-as-credential", spec: "2025-06-18", want: reports.Fail, evidence: "the session stood in for the credential"},
+	{mutant: "listen-teardown-silent", want: reports.Fail, evidence: "sent no notifications/cancelled referencing it"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
