@@ -51,12 +51,20 @@ func needPython(t *testing.T) {
 // after 3 s, a ping after 2 s and a call of the slow role after 1 s.
 var hostileTimeouts = []string{"--start-timeout", "3s", "--op-timeout", "2s", "--call-timeout", "1s"}
 
+// startsTimeout is the start timeout of a hostile target that does answer
+// initialize (its hostility comes later): 3 s let a python target started
+// beside five others at load 20-40 miss its handshake, so the run judged
+// the start, not what the case is about. The silent target keeps 3 s.
+var startsTimeout = []string{"--start-timeout", "15s"}
+
 // hostileCase is one hostile target and what every check of its run must
 // say about it.
 type hostileCase struct {
 	name string
 	// python: the target is hostile_server.py.
 	python bool
+	// starts: the target answers initialize (startsTimeout).
+	starts bool
 	args   []string
 	// limit bounds the whole run (the test fails if it is exceeded).
 	limit time.Duration
@@ -122,7 +130,7 @@ var hostileCases = []hostileCase{
 		reason: `could not start and negotiate with the target: .*deadline exceeded`,
 	},
 	{
-		name: "crashes-on-call", python: true, args: []string{"--manifest", "hostile-crash.yaml"},
+		name: "crashes-on-call", python: true, starts: true, args: []string{"--manifest", "hostile-crash.yaml"},
 		limit: 30 * time.Second, code: 1, status: reports.Fail,
 		reason:   `(no response for id|did not answer ping|neither progress nor a response).*connection ended.*server exit status 7`,
 		evidence: stderrLine("hostile: crashing on tools/call"), what: "the server's last stderr line",
@@ -130,7 +138,7 @@ var hostileCases = []hostileCase{
 	{
 		// CANCEL-STDIO-SUPPRESS is a SHOULD in 2025-11-25: a server that
 		// dies is still a FAIL, never a WARN that passes the gate.
-		name: "crashes-on-call/should-level-check", python: true,
+		name: "crashes-on-call/should-level-check", python: true, starts: true,
 		args:  []string{"--manifest", "hostile-crash.yaml", "--focus", "CANCEL-STDIO-SUPPRESS"},
 		limit: 20 * time.Second, code: 1, checks: 1, status: reports.Fail,
 		reason:   `neither progress nor a response before the connection ended.*server exit status 7`,
@@ -142,21 +150,21 @@ var hostileCases = []hostileCase{
 		// one version: one process), so its wall time grows with the
 		// catalog: 46 s at load 25 with 97 checks, past 50 s beside the
 		// other heavy tests with 104. A ceiling on the run, not a check's bound.
-		name: "hangs-on-call", python: true, args: []string{"--manifest", "hostile-hang.yaml"},
+		name: "hangs-on-call", python: true, starts: true, args: []string{"--manifest", "hostile-hang.yaml"},
 		limit: 90 * time.Second, code: 1, status: reports.Fail,
 		reason:   `(neither progress nor a response within 1s|no response for id .*deadline exceeded)`,
 		evidence: clientRequest("tools/call"), what: "the unanswered tools/call",
 	},
 	{
 		// A correct server, but for non-JSON lines between its responses.
-		name: "garbage-between-responses", python: true, args: []string{"--manifest", "hostile-garbage.yaml"},
+		name: "garbage-between-responses", python: true, starts: true, args: []string{"--manifest", "hostile-garbage.yaml"},
 		limit: 30 * time.Second, code: 1, status: reports.Fail,
 		reason:   `on stdout that are not JSON-RPC messages, the first: "hostile: this line is not JSON-RPC".*MUST NOT write anything to its stdout`,
 		evidence: serverLine("hostile: this line is not JSON-RPC"), what: "the garbage line",
 	},
 	{
 		// A cut-off response followed by garbage instead of the answer.
-		name: "garbled-response", python: true,
+		name: "garbled-response", python: true, starts: true,
 		args: []string{"--manifest", "hostile-garble.yaml",
 			"--focus", "CANCEL-NO-SERVER-CANCEL", "--focus", "PROGRESS-STOP-AFTER-COMPLETE"},
 		limit: 30 * time.Second, code: 1, checks: 2, status: reports.Fail,
@@ -184,6 +192,9 @@ func TestHostileTargets(t *testing.T) {
 			}
 			limitParallel(t)
 			args := append([]string{"run", "-q"}, hostileTimeouts...)
+			if tc.starts {
+				args = append(args, startsTimeout...)
+			}
 			for i, a := range tc.args {
 				if strings.HasSuffix(a, ".yaml") && i > 0 && tc.args[i-1] == "--manifest" {
 					a = testdataFile(t, a)
