@@ -42,4 +42,5 @@ func Register() {
 	registerExtensionUndeclared() // extension_undeclared.go
 	registerHTTPLogRouting()      // http_log_routing.go
 	registerHTTPParamHeaders()    // http_param_headers.go
+	registerHTTPModernOnly()      // http_modern_only.go
 }

@@ -400,6 +400,9 @@ var mutantCases = []mutantCase{
 	// The cancelled call's late progress goes to the listen stream the check
 	// holds open (wirestop_mutants.go).
 	{mutant: "close-progress-on-listen", want: reports.Fail, evidence: "a message for the cancelled request appeared after the close"},
+	// Served on the modern-only variant (fixtures.Mutant.Implies): every
+	// other 2026-07-28 HTTP check runs on it and passes (TestModernOnlyVariant).
+	{mutant: "modern-only-get-served", spec: "2026-07-28", want: reports.Warn, evidence: "want 405 Method Not Allowed"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
