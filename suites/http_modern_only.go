@@ -40,8 +40,9 @@ func registerHTTPModernOnly() {
 }
 
 // modernOnlyServer sends server/discover and SKIPs unless its
-// supportedVersions lists only versions from 2026-07-28 on.
-func modernOnlyServer(h *H, hc func() *HConn) {
+// supportedVersions lists only versions from 2026-07-28 on; it returns
+// that list.
+func modernOnlyServer(h *H, hc func() *HConn) []string {
 	listed, how := discoveredVersions(h, hc)
 	h.Notef("server/discover: %s", how)
 	if len(listed) == 0 {
@@ -52,6 +53,7 @@ func modernOnlyServer(h *H, hc func() *HConn) {
 			h.Skip(fmt.Sprintf("the server supports %s (server/discover lists %v): the clause binds a server that supports only 2026-07-28", v, listed))
 		}
 	}
+	return listed
 }
 
 func modernOnly405(h *H) {

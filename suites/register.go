@@ -43,4 +43,5 @@ func Register() {
 	registerHTTPLogRouting()      // http_log_routing.go
 	registerHTTPParamHeaders()    // http_param_headers.go
 	registerHTTPModernOnly()      // http_modern_only.go
+	registerVersionModernOnly()   // version_modern_only.go
 }

@@ -403,6 +403,7 @@ var mutantCases = []mutantCase{
 	// Served on the modern-only variant (fixtures.Mutant.Implies): every
 	// other 2026-07-28 HTTP check runs on it and passes (TestModernOnlyVariant).
 	{mutant: "modern-only-get-served", spec: "2026-07-28", want: reports.Warn, evidence: "want 405 Method Not Allowed"},
+	{mutant: "modern-only-init-unnamed", spec: "2026-07-28", want: reports.Warn, evidence: "does not name 2026-07-28"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
