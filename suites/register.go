@@ -44,4 +44,5 @@ func Register() {
 	registerHTTPParamHeaders()    // http_param_headers.go
 	registerHTTPModernOnly()      // http_modern_only.go
 	registerVersionModernOnly()   // version_modern_only.go
+	registerModernOnlyHeaders()   // http_modern_only_headers.go
 }

@@ -13,8 +13,10 @@ import (
 // 2026-07-28 only, with what their SKIP reason says on the dual-era
 // reference (and its other variants): they PASS in TestModernOnlyVariant.
 var modernOnlyChecks = map[string]string{
-	"HTTP-MODERN-ONLY-405":      "the clause binds a server that supports only 2026-07-28",
-	"VERSION-MODERN-ONLY-NAMED": "the clause binds a server that supports only 2026-07-28",
+	"HTTP-MODERN-ONLY-405":                "the clause binds a server that supports only 2026-07-28",
+	"VERSION-MODERN-ONLY-NAMED":           "the clause binds a server that supports only 2026-07-28",
+	"HTTP-MODERN-ONLY-SESSION-IGNORED":    "the clause binds a server that supports only 2026-07-28",
+	"HTTP-MODERN-ONLY-LAST-EVENT-IGNORED": "the clause binds a server that supports only 2026-07-28",
 }
 
 // skipsAsDualEra reports whether c is a modern-only check SKIPped, as it
