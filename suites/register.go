@@ -45,4 +45,7 @@ func Register() {
 	registerHandles()              // handles.go
 	registerHandlesBound()         // handles_bound.go
 	registerSubscriptionTeardown() // subscription_teardown.go
+	registerHTTPModernOnly()       // http_modern_only.go
+	registerVersionModernOnly()    // version_modern_only.go
+	registerModernOnlyHeaders()    // http_modern_only_headers.go
 }

@@ -409,6 +409,12 @@ var mutantCases = []mutantCase{
 	{mutant: "session-as-credential", spec: "2025-11-25", want: reports.Fail, evidence: "the session stood in for the credential"},
 	{mutant: "session-as-credential", spec: "2025-06-18", want: reports.Fail, evidence: "the session stood in for the credential"},
 	{mutant: "listen-teardown-silent", want: reports.Fail, evidence: "sent no notifications/cancelled referencing it"},
+	// Served on the modern-only variant (fixtures.Mutant.Implies): every
+	// other 2026-07-28 HTTP check runs on it and passes (TestModernOnlyVariant).
+	{mutant: "modern-only-get-served", spec: "2026-07-28", want: reports.Warn, evidence: "want 405 Method Not Allowed"},
+	{mutant: "modern-only-init-unnamed", spec: "2026-07-28", want: reports.Warn, evidence: "does not name 2026-07-28"},
+	{mutant: "modern-only-session-echo", spec: "2026-07-28", want: reports.Warn, evidence: "mints and echoes none"},
+	{mutant: "modern-only-last-event-refused", spec: "2026-07-28", want: reports.Warn, evidence: "the header was not ignored"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

@@ -41,7 +41,7 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 	got := map[string]bool{}
 	for _, c := range r.report.Checks {
 		got[c.ID+" "+c.Transport+" "+c.ProtocolVersion] = true
-		if c.Status != reports.Pass {
+		if c.Status != reports.Pass && !skipsAsDualEra(c) { // the reference is dual-era (TestModernOnlyVariant)
 			t.Errorf("%s [%s %s]: %s %s", c.ID, c.Transport, c.ProtocolVersion, c.Status, c.Reason)
 		}
 	}
