@@ -329,6 +329,24 @@ func (t *tasker) withRelatedMeta(method, id, other string, d time.Duration) clie
 	return m
 }
 
+// resultRelatedTask is the taskId of the related-task _meta of m's
+// result, or "" (no result, or none said).
+func resultRelatedTask(m clients.Message) string {
+	if m.Env.Kind != jsonrpc.Response {
+		return ""
+	}
+	var res struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var related struct {
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(m.Env.Result, &res) != nil || json.Unmarshal(res.Meta[relatedTaskMeta], &related) != nil {
+		return ""
+	}
+	return related.TaskID
+}
+
 func taskMetaIgnored(h *H) {
 	t := tasks(h)
 	a, _ := t.create()
@@ -362,6 +380,20 @@ func taskMetaIgnored(h *H) {
 		done = append(done, "tasks/cancel")
 	}
 	r1 := t.withRelatedMeta("tasks/result", b.ID, a.ID, h.Cfg().CallTimeout)
+	switch resultRelatedTask(r1) {
+	case a.ID:
+		h.Failf("tasks/result for taskId %s with a related-task _meta naming %s answered the result of task %s: the _meta must be ignored, the taskId parameter decides: %s",
+			b.ID, a.ID, a.ID, rawText(r1))
+	case b.ID:
+		// The result says it is task b's: the taskId decided. A second
+		// tasks/result may differ for another reason (a result served
+		// once: TASK-RESULT's repetition), not this clause's.
+		done = append(done, "tasks/result")
+		h.Notef("%s acted on the taskId parameter, ignoring a related-task _meta naming the other task", strings.Join(done, ", "))
+		return
+	}
+	// A result that does not say whose it is: compared with a plain
+	// tasks/result for the same task.
 	r2 := t.exchange("tasks/result", map[string]any{"taskId": b.ID}, h.Cfg().CallTimeout)
 	same := r1.Env.Kind == r2.Env.Kind && errorCode(r1.Env.Error) == errorCode(r2.Env.Error) &&
 		(r1.Env.Kind != jsonrpc.Response || sameJSON(r1.Env.Result, r2.Env.Result))

@@ -391,7 +391,7 @@ var mutantCases = []mutantCase{
 	{mutant: "task-id-numeric", spec: "2025-11-25", want: reports.Fail, evidence: "is not a string", focus: "^TASK-CREATED-WORKING$"},
 	{mutant: "task-id-reused", spec: "2025-11-25", want: reports.Fail, evidence: "got the same taskId", focus: "^TASK-CREATED-WORKING$"},
 	{mutant: "task-meta-overrides-cancel", spec: "2025-11-25", want: reports.Fail, evidence: "tasks/cancel for taskId"},
-	{mutant: "task-meta-overrides-result", spec: "2025-11-25", want: reports.Fail, evidence: "but without the _meta it answered"},
+	{mutant: "task-meta-overrides-result", spec: "2025-11-25", want: reports.Fail, evidence: "the _meta must be ignored, the taskId parameter decides"},
 	// echo's x-mcp-header parameters region and shard (wireparam_mutants.go).
 	{mutant: "param-header-unchecked", want: reports.Fail, evidence: "Mcp-Param-Region: mcp-conform-a-other for body value"},
 	{mutant: "param-base64-undecoded", want: reports.Fail, evidence: "the header was compared undecoded"},

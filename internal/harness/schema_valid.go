@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/internal/schema"
@@ -161,9 +162,12 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry, raw []byte, env j
 					w.byStream[e.Stream] = map[jsonrpc.ID]schema.Request{}
 				}
 				w.byStream[e.Stream][id] = req
-				if e.Outcome != faultproxy.OutcomeInjected {
+				if e.Outcome != faultproxy.OutcomeInjected && utf8.Valid(raw) {
 					// The POST's own body, not a request a fault
-					// injected on its stream (content_type.go).
+					// injected on its stream (content_type.go). A body
+					// that is not UTF-8 is no JSON text (RFC 8259 §8.1),
+					// so not the request the sentence speaks of, though
+					// Go's parser reads it (ROBUST-INVALID-UTF8 sends one).
 					w.sent[e.Stream] = re
 					w.posted[e.Stream] = req.Method
 				}
