@@ -23,25 +23,34 @@ import (
 	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/faultproxy"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
+	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 var checkNoEarlyRequests = register(&Check{
 	ID:    "LIFECYCLE-NO-EARLY-REQUESTS",
 	Title: "the server sends no request but ping before it has received notifications/initialized",
-	How: "2025 versions over stdio. Starts the server without a handshake and sends initialize in the run's version " +
+	How: "2025 versions. Over stdio, starts the server without a handshake and sends initialize in the run's version " +
 		"declaring the roots capability, then notifications/initialized, which the proxy holds until the server has " +
 		"answered a ping sent after it. Until that answer the server has not received initialized: a request it sends " +
-		"in that window other than ping WARNs (a ping from the server is answered; logging is a notification).",
+		"in that window other than ping WARNs (a ping from the server is answered; logging is a notification). Over " +
+		"Streamable HTTP, opens a second session: initialize declaring roots (its response read to the result, whether a " +
+		"JSON body or an event stream), the standalone GET stream (when offered), then a ping POSTed and answered, and only " +
+		"then sends notifications/initialized: a request other than ping on the initialize stream, the GET stream or the " +
+		"ping's stream until then WARNs. Either way the window ends at the answer to that ping: a request sent only later " +
+		"is not waited for.",
 	Rules: sameRule(Rule{Level: reports.Should, Spec: lifecyclePage,
 		Clause: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification."},
 		legacyVersions...),
-	Transports: []string{viaStdio},
+	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"lc#2"},
-	Limits:     map[string]string{"lc#2": "stdio only; the window ends at the answer to a ping sent after initialized"},
 })
 
 func noEarlyRequests(h *H) {
+	if h.Target().Via() == protocol.TransportHTTP {
+		noEarlyRequestsHTTP(h)
+		return
+	}
 	pingID := jsonrpc.StringID(unique("before-initialized"))
 	d := h.Cfg().OpTimeout
 	c := h.ConnectBare(faultproxy.Rule{

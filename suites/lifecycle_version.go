@@ -119,7 +119,7 @@ func bareInitialize(h *H, hc func() *HConn, params map[string]any, what string) 
 	switch h.Target().Via() {
 	case protocol.TransportHTTP:
 		resp, raw := rawBody(h, hc(), line, http.Header{})
-		return parseAnswer(resp.StatusCode, firstJSON(resp, raw))
+		return parseAnswer(resp.StatusCode, replyJSON(resp, raw, id))
 	case protocol.TransportStdio:
 		c := h.ConnectBare()
 		from := c.W.Len()

@@ -415,6 +415,12 @@ var mutantCases = []mutantCase{
 	{mutant: "modern-only-init-unnamed", spec: "2026-07-28", want: reports.Warn, evidence: "does not name 2026-07-28"},
 	{mutant: "modern-only-session-echo", spec: "2026-07-28", want: reports.Warn, evidence: "mints and echoes none"},
 	{mutant: "modern-only-last-event-refused", spec: "2026-07-28", want: reports.Warn, evidence: "the header was not ignored"},
+	// A resumed stream restarts its ids: RECONNECT-RESUME sees the replay
+	// repeat an event id already received.
+	{mutant: "event-ids-per-connection", spec: "2025-11-25", want: reports.Fail, evidence: "repeated across the session's streams",
+		also: []string{"RECONNECT-RESUME"}},
+	// The roots/list on the initialize POST's own event stream.
+	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
