@@ -49,7 +49,13 @@ var (
 			"(called with {}; a tool whose execution.taskSupport is required is left out). A successful result must carry " +
 			"structuredContent, and it must validate against the outputSchema (compiled as TOOLS-INPUT-SCHEMA compiles an " +
 			"inputSchema; in 2025-11-25 and 2026-07-28 an outputSchema that is not a valid schema FAILs too). An error or an " +
-			"isError result is not judged. No such tool: SKIP.",
+			"isError result is not judged. Then, passively, every tools/call result any check of the run received on this " +
+			"transport and version is judged alike: a tool whose outputSchema the connection's tools/list gave (the harness " +
+			"probe's list when the connection never listed it) must answer with conforming structuredContent; a task-augmented " +
+			"call, an error, an isError result, a message the proxy wrote and the body of an HTTP error status are left out, " +
+			"as is an outputSchema that does not compile. A result that breaks it FAILs the check, the check run and tool named; " +
+			"the reason says how many results were judged in how many check runs. No call to judge, its own or another " +
+			"check's: SKIP.",
 		Rules: merge(
 			sameRule(Rule{Level: reports.Must, Spec: toolsLegacy, Also: []string{basicLegacy},
 				Clause: "If an output schema is provided: Servers MUST provide structured results that conform to this schema. [basic/index.mdx] Schemas MUST be valid according to their declared or default dialect"},
@@ -63,7 +69,6 @@ var (
 		Transports: []string{viaStdio, viaHTTP},
 		Clauses:    []string{"tl#9", "basic#12"},
 		Limits: map[string]string{
-			"tl#9":     "the tools it may call safely only: the structured role, read-only tools that take {}",
 			"basic#12": "the outputSchemas of tools/list only; an elicitation's requestedSchema is not judged",
 		},
 	})

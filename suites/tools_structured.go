@@ -1,12 +1,11 @@
 package suites
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
+	"github.com/mcp-conform/mcp-conform/internal/harness"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -22,14 +21,17 @@ var checkToolsStructuredText = register(&Check{
 		"successful result that carries structuredContent must also hold, in content, a text block whose text parses as " +
 		"JSON equal to the structuredContent (the same JSON value: spacing and member order are free); none WARNs, the " +
 		"tool and its content named. An error, an isError result or a result without structuredContent is not judged " +
-		"(TOOLS-OUTPUT-SCHEMA judges a missing one). No such tool, or no result to judge: SKIP.",
+		"(TOOLS-OUTPUT-SCHEMA judges a missing one). Then, passively, every tools/call result carrying structuredContent " +
+		"that any check of the run received on this transport and version is judged alike (a task-augmented call, an " +
+		"error, an isError result, a message the proxy wrote and the body of an HTTP error status are left out); one " +
+		"without the text block WARNs the check, the check run and tool named, and the reason says how many results were " +
+		"judged in how many check runs. No result to judge, its own or another check's: SKIP.",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: structuredTextClause}, v20251125, v20250618),
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Clause: structuredTextClause}},
 	),
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"tl#8"},
-	Limits:     map[string]string{"tl#8": "the tools it may call safely only: the structured role, read-only tools with an outputSchema that take {}"},
 })
 
 const structuredTextClause = "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."
@@ -76,30 +78,14 @@ func toolsStructuredText(h *H) {
 }
 
 // repeatsAsText reports whether one text block of content holds JSON equal
-// to structured.
+// to structured (the harness judges every other check's results alike).
 func repeatsAsText(content []json.RawMessage, structured json.RawMessage) bool {
-	var want any
-	if json.Unmarshal(structured, &want) != nil {
-		return false
-	}
-	for _, raw := range content {
-		var b struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(raw, &b) != nil || b.Type != "text" {
-			continue
-		}
-		var got any
-		dec := json.NewDecoder(bytes.NewReader([]byte(b.Text)))
-		if dec.Decode(&got) != nil || dec.More() {
-			continue
-		}
-		if reflect.DeepEqual(got, want) {
-			return true
-		}
-	}
-	return false
+	return harness.StructuredRepeated(content, structured)
 }
+
+// The passive half of both checks: every tools/call result any check of
+// the run receives is judged too, and folded into these checks' results
+// when the report is built (internal/harness/structured.go).
+func init() { harness.StructuredChecks(checkToolsOutputSchema, checkToolsStructuredText) }
 
 func mustRaw(v any) json.RawMessage { b, _ := json.Marshal(v); return b }

@@ -57,7 +57,7 @@ func contentTypeIsOn() bool {
 }
 
 // passiveIsOn reports whether any passive check walks the transcripts.
-func passiveIsOn() bool { return schemaIsOn() || contentTypeIsOn() }
+func passiveIsOn() bool { return schemaIsOn() || contentTypeIsOn() || structuredIsOn() }
 
 // ctFinding is one response head that broke the sentence.
 type ctFinding struct {

@@ -182,6 +182,7 @@ func Run(cfg *Config, opts RunOptions, define func()) (*reports.Report, error) {
 	registerOnce.Do(define)
 	setSchemaOn(schemaCheck != nil && selectsPassive(opts, schemaCheck))
 	setContentTypeOn(contentTypeCheck != nil && selectsPassive(opts, contentTypeCheck))
+	setStructuredOn(selectsStructured(opts, selected))
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
@@ -239,7 +240,12 @@ func recordUnrun(cfg *Config, opts RunOptions, selected []*Check, budget time.Du
 // BuildReport assembles the report of the checks recorded so far in this
 // process, in catalog order.
 func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Report {
-	res := append(Results(), schemaResults()...)
+	res := Results()
+	schemaMu.Lock()
+	runs := slices.Clone(schemaRuns)
+	schemaMu.Unlock()
+	foldStructured(res, runs) // TOOLS-OUTPUT-SCHEMA, TOOLS-STRUCTURED-TEXT (structured.go)
+	res = append(res, schemaResultsOf(runs)...)
 	if schemaIsOn() {
 		res = append(res, schemaGaps(res)...)
 		schemaCutShort(res)
@@ -288,6 +294,7 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 			}
 		}
 	}
+	foldStructured(res, runs)
 	res = append(res, schemaResultsOf(runs)...)
 	res = append(res, contentTypeResultsOf(runs)...)
 	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil

@@ -55,6 +55,15 @@ type schemaRun struct {
 	ContentType bool        `json:"contentType,omitempty"`
 	Answers     int         `json:"answers,omitempty"`
 	Heads       []ctFinding `json:"heads,omitempty"`
+	// Structured marks a walk that judged the tools/call results for
+	// the mixed checks TOOLS-OUTPUT-SCHEMA and TOOLS-STRUCTURED-TEXT
+	// (structured.go): SCCalls results of a tool with an outputSchema,
+	// SCText results carrying structuredContent, SCFindings the ones
+	// that broke tl#9 or tl#8.
+	Structured bool        `json:"structured,omitempty"`
+	SCCalls    int         `json:"scCalls,omitempty"`
+	SCText     int         `json:"scText,omitempty"`
+	SCFindings []scFinding `json:"scFindings,omitempty"`
 }
 
 // schemaFinding is one offending message.
@@ -119,7 +128,9 @@ type schemaWalk struct {
 	sent    map[string]reports.Entry
 	posted  map[string]string
 	badHead map[string]int
-	run     *schemaRun
+	// sc is the structured-output judgement's state (nil: off).
+	sc  *scState
+	run *schemaRun
 }
 
 func newSchemaWalk(v *schema.Validator, conn int, run *schemaRun) *schemaWalk {
@@ -154,6 +165,9 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry, raw []byte, env j
 		if isArray(raw) {
 			w.batch[e.Stream] = true
 		}
+		if w.sc != nil {
+			w.sc.seeRequest(e, env)
+		}
 		if req, ok := schema.RequestFrom(env); ok && !env.ID.IsZero() {
 			id := env.ID
 			w.byID[id] = append(w.byID[id], req)
@@ -176,6 +190,10 @@ func (w *schemaWalk) see(e faultproxy.Entry, re reports.Entry, raw []byte, env j
 		return reports.Entry{}, false
 	}
 	w.seeBody(e, re)
+	if w.sc != nil && (scStream(e) == "" || w.status[e.Stream] < 300) {
+		// Not the body of an HTTP error status (structured.go).
+		w.seeAnswer(e, re, env)
+	}
 	if w.v == nil {
 		// The content-type check alone walks: nothing is validated.
 		return reports.Entry{}, false
@@ -303,7 +321,7 @@ func (h *H) schemaWalkFor(conn int) *schemaWalk {
 			return nil
 		}
 		h.schemaRun = &schemaRun{Check: h.check.ID, Transport: h.target.Transport, Version: h.session.Version, Target: h.target.Name,
-			NoSchema: !schemaIsOn(), ContentType: contentTypeIsOn()}
+			NoSchema: !schemaIsOn(), ContentType: contentTypeIsOn(), Structured: structuredIsOn()}
 		if schemaIsOn() {
 			v, err := schema.For(h.session.Version)
 			if err != nil {
@@ -313,10 +331,14 @@ func (h *H) schemaWalkFor(conn int) *schemaWalk {
 			}
 		}
 	}
-	if h.schemaV == nil && !h.schemaRun.ContentType {
+	if h.schemaV == nil && !h.schemaRun.ContentType && !h.schemaRun.Structured {
 		return nil
 	}
-	return newSchemaWalk(h.schemaV, conn, h.schemaRun)
+	w := newSchemaWalk(h.schemaV, conn, h.schemaRun)
+	if h.schemaRun.Structured {
+		w.sc = newSCState(probedTools(h.target))
+	}
+	return w
 }
 
 // recordSchemaRun keeps what the walk of h's transcripts found.
@@ -329,15 +351,8 @@ func (h *H) recordSchemaRun() {
 	schemaMu.Unlock()
 }
 
-// schemaResults makes the SCHEMA-VALID results of the runs recorded so far:
-// one per target transport and version a check ran in.
-func schemaResults() []reports.Check {
-	schemaMu.Lock()
-	runs := slices.Clone(schemaRuns)
-	schemaMu.Unlock()
-	return schemaResultsOf(runs)
-}
-
+// schemaResultsOf makes the SCHEMA-VALID results of runs: one per target
+// transport and version a check ran in.
 func schemaResultsOf(runs []schemaRun) []reports.Check {
 	type key struct{ transport, version, target string }
 	var order []key

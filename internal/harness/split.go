@@ -10,14 +10,17 @@ import (
 // does so for a target whose server is started for each check). Two
 // results are not one check's own: SCHEMA-VALID, made from every check's
 // transcripts, and the retry-class table, made from the tools listed and
-// the evidence the IDEM checks recorded. Each process saves what it learnt
+// the evidence the IDEM checks recorded (and, in part, the mixed checks
+// TOOLS-OUTPUT-SCHEMA and TOOLS-STRUCTURED-TEXT, widened with every check's
+// tools/call results: structured.go). Each process saves what it learnt
 // for them (SavePartState); the parent joins the parts (JoinParts) and
-// makes both as one process would have made them.
+// makes them as one process would have made them.
 //
-//	child 1: checks A, C, … ─┐ report (results) + PartState (walks, tools, evidence)
+//	child 1: checks A, C, … ─┐ report (results) + PartState (walks, tools, evidence, unfolded mixed results)
 //	child 2: checks B, D, … ─┤
 //	                         └─► JoinParts: every result but SCHEMA-VALID,
-//	                             SCHEMA-VALID over all walks, one retry table
+//	                             SCHEMA-VALID over all walks, the mixed
+//	                             checks folded over all walks, one retry table
 
 // PartState is what one process of a split target learnt beyond its
 // results. It is JSON, for the file a child leaves its parent.
@@ -29,6 +32,11 @@ type PartState struct {
 	// ContentTypeOn says the process judged response heads for
 	// HTTP-RESPONSE-CONTENT-TYPE (its findings ride in Schema's walks).
 	ContentTypeOn bool `json:"contentTypeOn,omitempty"`
+	// Active holds this process's results of the mixed checks
+	// TOOLS-OUTPUT-SCHEMA and TOOLS-STRUCTURED-TEXT before their
+	// passive findings were folded in (structured.go): the parent folds
+	// them over every part's walks.
+	Active []reports.Check `json:"active,omitempty"`
 	// Tools is what tools/list gave at each target's probe, by class key.
 	Tools map[string][]map[string]any `json:"tools,omitempty"`
 	// Idem, Annotations and Lied are the retry-class evidence, by class
@@ -45,6 +53,7 @@ func SavePartState() PartState {
 	st := PartState{SchemaOn: !schemaOff && schemaCheck != nil, Schema: slices.Clone(schemaRuns)}
 	schemaMu.Unlock()
 	st.ContentTypeOn = contentTypeIsOn()
+	st.Active = activeStructured()
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
 	st.Tools = map[string][]map[string]any{}
@@ -64,11 +73,23 @@ func SavePartState() PartState {
 // gaps and a cut-short run included) and the retry-class table over every
 // part's evidence, for cfg's targets.
 func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.Check, []reports.ToolClass) {
+	// The mixed checks' rows are folded again over every part's walks,
+	// from each part's result before its own fold (PartState.Active).
+	active := false
+	for _, st := range states {
+		active = active || len(st.Active) > 0
+	}
 	var out []reports.Check
 	for _, r := range res {
+		if active && isStructuredCheck(r.ID) {
+			continue
+		}
 		if (schemaCheck == nil || r.ID != schemaCheck.ID) && (contentTypeCheck == nil || r.ID != contentTypeCheck.ID) {
 			out = append(out, r)
 		}
+	}
+	for _, st := range states {
+		out = append(out, st.Active...)
 	}
 	var (
 		runs []schemaRun
@@ -88,6 +109,7 @@ func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.
 		}
 		joinEvidence(ev, st)
 	}
+	foldStructured(out, runs)
 	if on && schemaCheck != nil {
 		out = append(out, schemaResultsOf(runs)...)
 		out = append(out, schemaGaps(out)...)

@@ -112,9 +112,10 @@ func (p *Plan) pieces(jobs int) ([]piece, error) {
 				alt = append(alt, "id:"+c.id)
 			}
 			// SCHEMA-VALID judges every check's messages (and
-			// HTTP-RESPONSE-CONTENT-TYPE every answer's head): each
-			// slice judges its own (when the run selects the check at
-			// all) and the parent joins them.
+			// HTTP-RESPONSE-CONTENT-TYPE every answer's head, the mixed
+			// TOOLS-OUTPUT-SCHEMA and TOOLS-STRUCTURED-TEXT every
+			// tools/call result): each slice judges its own (when the
+			// run selects the check at all) and the parent joins them.
 			for _, id := range passiveIDs() {
 				alt = append(alt, "id:"+id)
 			}
