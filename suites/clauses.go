@@ -63,7 +63,7 @@ var existingClauses = map[string]struct {
 	"SECURITY-SESSION-BINDING":   {ids: []string{"sec#4", "sec#7"}, limits: map[string]string{"sec#4": "session binding to a credential only"}},
 	"SECURITY-LOOPBACK-BIND":     {ids: []string{"tr#6", "h#3", "sec#2"}},
 	"TASK-CANCEL-TERMINAL":       {ids: []string{"basic#13", "task#29"}, limits: map[string]string{"basic#13": "the tasks/cancel acknowledgement only"}},
-	"TASK-TERMINAL-FINAL":        {ids: []string{"task#8", "task#9", "task#30"}, limits: map[string]string{"task#8": "transitions out of a terminal status only"}},
+	"TASK-TERMINAL-FINAL":        {ids: []string{"task#8", "task#9", "task#30"}},
 	"TASK-CANCEL-TERMINAL-ERROR": {ids: []string{"task#9", "task#27"}},
 	"TASK-SURVIVES-DISCONNECT":   {ids: []string{"basic#18"}, limits: map[string]string{"basic#18": "a task after its connection closed only"}},
 	"TASK-TTL-REPORTED":          {ids: []string{"task#13", "task#14", "task#15"}},

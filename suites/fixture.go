@@ -152,8 +152,10 @@ func referenceMutationRole() Role {
 
 // referenceTaskRole is the built-in targets' task role: the research tool,
 // 5 steps of 60 ms whose worker notices a cancellation only at the end of a
-// step.
-var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic": "x", "steps": 5, "stepMs": 60}}
+// step. Its tasks/list pages hold 2 tasks (PageSize, TASK-LIST) and its
+// fail argument ends the task failed (FailArguments, TASK-RESULT).
+var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic": "x", "steps": 5, "stepMs": 60},
+	PageSize: 2, FailArguments: map[string]any{"fail": true}}
 
 // referenceLogRole is the built-in targets' log role: echo, which logs at
 // debug, info, warning and error (those at or above the level asked for)

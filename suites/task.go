@@ -45,10 +45,13 @@ var checkTaskTerminalFinal = register(&Check{
 	How: "Creates a task and an uncancelled control task, cancels the first at once (mid-step), and polls both with " +
 		"tasks/get at their pollInterval until the control has finished and a few polls more: from the first terminal " +
 		"status tasks/get reports for either task, every later tasks/get must report the same (a cancelled task that " +
-		"turns completed because its worker finished the step is the bug).",
+		"turns completed because its worker finished the step is the bug). 2025-11-25, when the task role declares failArguments: " +
+		"a third task created with them, watched alike, gives the third terminal status (failed), so that every terminal status is " +
+		"watched — the only statuses the valid paths do not leave (working and input_required may go to any status, an " +
+		"unknown status is SCHEMA-VALID's). Without failArguments, completed and cancelled only.",
 	Rules: map[string]Rule{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
-			Clause: "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status [...] Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
+			Clause: "Receivers MUST only transition tasks through the following valid paths: [...] Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status [...] Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails."},
 		v20260728: {Level: reports.Should, Spec: tasksModern, Source: reports.SourceReading,
 			Clause: "completed, failed, and cancelled are terminal — once reached, the task's state does not change. (The extension page has no RFC 2119 keyword: mcp-conform's reading, WARN at most.)"},
 	},
@@ -181,8 +184,15 @@ func taskTerminalFinal(h *H) {
 	if m := t.cancel(a.ID); m.Env.Kind != jsonrpc.Response {
 		h.Failf("tasks/cancel of the working task %s was rejected: %s", a.ID, rawText(m))
 	}
-	obs := t.watch([]taskState{a, b}, 3, "while watching for terminal statuses")
-	for i, name := range []string{"the cancelled task", "the control task"} {
+	watched, names := []taskState{a, b}, []string{"the cancelled task", "the control task"}
+	if fail := h.Role("task").FailArguments; fail != nil && !t.modern {
+		// The declared failArguments give the third terminal status,
+		// failed (task_fail.go).
+		c, _ := t.createOver("", fail)
+		watched, names = append(watched, c), append(names, "the failing task (declared failArguments)")
+	}
+	obs := t.watch(watched, 3, "while watching for terminal statuses")
+	for i, name := range names {
 		first := ""
 		for _, o := range obs[i] {
 			terminal := taskState{Status: o.status}.terminal()
@@ -194,7 +204,11 @@ func taskTerminalFinal(h *H) {
 			}
 		}
 	}
-	h.Notef("cancelled task: %s; control: %s", strings.Join(statuses(obs[0]), " → "), strings.Join(statuses(obs[1]), " → "))
+	failing := ""
+	if len(obs) > 2 {
+		failing = "; failing task: " + strings.Join(statuses(obs[2]), " → ")
+	}
+	h.Notef("cancelled task: %s; control: %s%s", strings.Join(statuses(obs[0]), " → "), strings.Join(statuses(obs[1]), " → "), failing)
 }
 
 func taskCancelTerminalError(h *H) {

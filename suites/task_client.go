@@ -165,9 +165,18 @@ func (t *tasker) create() (taskState, clients.Message) { return t.createWith("")
 // createWith is create with a progress token (legacy era) when token is
 // not zero.
 func (t *tasker) createWith(token jsonrpc.ID) (taskState, clients.Message) {
+	return t.createOver(token, nil)
+}
+
+// createOver is createWith with overlay's arguments added to (or
+// replacing) the role's (e.g. the role's failArguments).
+func (t *tasker) createOver(token jsonrpc.ID, overlay map[string]any) (taskState, clients.Message) {
 	r := t.h.Role("task")
 	args := map[string]any{}
 	for k, v := range r.Arguments {
+		args[k] = v
+	}
+	for k, v := range overlay {
 		args[k] = v
 	}
 	params := map[string]any{"name": r.Tool, "arguments": args}

@@ -46,7 +46,11 @@ var checkTaskResult = register(&Check{
 		"When it answers, tasks/get must report the task terminal (an answer while it is still working did not block). A " +
 		"completed task's answer must be a CallToolResult (content, no Task object), as the tools/call itself would have " +
 		"returned, whose _meta carries io.modelcontextprotocol/related-task with the task's id. A second tasks/result, now " +
-		"for a terminal task, must return the same final result.",
+		"for a terminal task, must return the same final result. When the task role declares failArguments (the manifest's " +
+		"contract for making a task fail), a task created with them must end failed (else ERROR: the contract does not hold) and " +
+		"its tasks/result, blocking as before, must return the final result of the tools/call — a JSON-RPC error, or a " +
+		"CallToolResult with the related-task _meta, not the Task's status — and the same when asked again; a failed task is " +
+		"judged only through that declared contract.",
 	Rules: map[string]Rule{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "When a receiver receives a tasks/result request for a task in a terminal status (completed, failed, or cancelled), it MUST return the final result of the underlying request, whether that is a successful result or a JSON-RPC error. When a receiver receives a tasks/result request for a task in any other non-terminal status (working or input_required), it MUST block the response until the task reaches a terminal status. For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned [...] The tasks/result operation MUST include this metadata in its response, as the result structure itself does not contain the task ID."},
@@ -55,7 +59,6 @@ var checkTaskResult = register(&Check{
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#18", "task#19", "task#20", "task#21"},
 	Limits: map[string]string{
-		"task#18": "a completed task's result only (no failed or cancelled task is provoked)",
 		"task#20": "a CallToolResult's shape and its repetition only: the tool cannot be called without a task to compare",
 		"task#21": "tasks/result's response only",
 	},
@@ -174,8 +177,9 @@ func taskResult(h *H) {
 		h.Failf("a second tasks/result for the completed task answered %s; the first answered %s: a terminal task's tasks/result must return its final result",
 			rawText(again), rawText(first))
 	}
-	h.Notef("tasks/result blocked until the task was %s, returned a CallToolResult (%d content item(s)) with the related-task _meta, and the same again",
-		g.Status, len(content))
+	failed := taskResultFailed(h, t) // task_fail.go
+	h.Notef("tasks/result blocked until the task was %s, returned a CallToolResult (%d content item(s)) with the related-task _meta, and the same again%s",
+		g.Status, len(content), failed)
 }
 
 // sameJSON reports whether two JSON texts hold the same value.

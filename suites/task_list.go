@@ -17,6 +17,10 @@ const taskListTasks = 5
 // taskListMaxPages bounds the pages TASK-LIST follows.
 const taskListMaxPages = 100
 
+// taskListMaxTasks bounds the tasks TASK-LIST creates for a declared page
+// size (pageSize + 1, to need a second page).
+const taskListMaxTasks = 25
+
 var checkTaskList = register(&Check{
 	ID:    "TASK-LIST",
 	Title: "tasks/list, its nextCursor followed to the end, lists every task tasks/get finds, each once",
@@ -24,7 +28,10 @@ var checkTaskList = register(&Check{
 		"to a terminal status (a terminal task changes no more, so the list cannot shift under the cursor), then sends tasks/list "+
 		"and follows each nextCursor to the last page (at most %d pages). No task may be listed twice, and every created task that "+
 		"tasks/get still finds must have been listed: a page without nextCursor while one of them was not yet listed, or a "+
-		"cursor that passes over one, is the bug. Without tasks.list: SKIP.", taskListTasks, taskListMaxPages),
+		"cursor that passes over one, is the bug. When the task role declares pageSize (the manifest's tasks/list page size), "+
+		"it creates pageSize+1 tasks (at least %d, at most %d) and WARNs a page that holds more than pageSize: the level of that "+
+		"judgement comes from the declared page size (SHOULD use cursor-based pagination to limit the number of tasks returned). "+
+		"Without pageSize a server listing every task in one page is not faulted. Without tasks.list: SKIP.", taskListTasks, taskListMaxPages, taskListTasks, taskListMaxTasks),
 	Rules: map[string]Rule{
 		v20251125: {Level: reports.Must, Spec: tasksLegacy,
 			Clause: "Receivers SHOULD use cursor-based pagination to limit the number of tasks returned in a single response. Receivers MUST include a nextCursor in the response if more tasks are available. [...] If a task is retrievable via tasks/get for a requestor, it MUST be retrievable via tasks/list for that requestor."},
@@ -32,9 +39,6 @@ var checkTaskList = register(&Check{
 	Transports: []string{viaStdio, viaHTTP},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#24", "task#25", "task#26"},
-	Limits: map[string]string{
-		"task#24": "pages are judged where the server pages: a server listing the check's five tasks in one page is not faulted (neither the spec nor the manifest gives a page size)",
-	},
 })
 
 // taskListPage is one tasks/list result.
@@ -48,14 +52,20 @@ func taskList(h *H) {
 	if !declaredTaskCaps(h).list {
 		h.Skip("the server does not declare tasks.list")
 	}
-	states := make([]taskState, 0, taskListTasks)
-	for range taskListTasks {
+	pageSize := h.Role("task").PageSize
+	n := taskListTasks
+	if pageSize > 0 {
+		n = min(max(n, pageSize+1), taskListMaxTasks)
+	}
+	states := make([]taskState, 0, n)
+	for range n {
 		s, _ := t.create()
 		states = append(states, s)
 	}
 	t.watch(states, 0, "before listing them")
 	listed := map[string]int{} // task id -> page (1-based) that listed it
 	pages, withCursor := 0, 0
+	var oversize []string // pages larger than the declared pageSize
 	params := map[string]any{}
 	for {
 		pages++
@@ -76,6 +86,9 @@ func taskList(h *H) {
 				h.Failf("following nextCursor, tasks/list listed task %s twice (pages %d and %d): each task is visited once: %s", s.ID, p, pages, rawText(m))
 			}
 			listed[s.ID] = pages
+		}
+		if pageSize > 0 && len(page.Tasks) > pageSize {
+			oversize = append(oversize, fmt.Sprintf("page %d held %d", pages, len(page.Tasks)))
 		}
 		if page.NextCursor == nil || *page.NextCursor == "" {
 			break
@@ -101,7 +114,15 @@ func taskList(h *H) {
 		h.Failf("tasks/list, its nextCursor followed through %d page(s), the last without one, never listed %s, which tasks/get finds: a nextCursor must be given while more tasks are available, and a task tasks/get finds must be listed",
 			pages, strings.Join(missing, ", "))
 	}
-	h.Notef("%d task(s) listed over %d page(s) (%d nextCursor followed), every one of the %d created, each once", len(listed), pages, withCursor, taskListTasks)
+	if len(oversize) > 0 {
+		h.Warnf("the manifest declares a tasks/list page size of %d (task role pageSize), but %s task(s): receivers should use cursor-based pagination to limit the tasks of a response (the level comes from the declared page size)",
+			pageSize, strings.Join(oversize, ", "))
+	}
+	declared := ""
+	if pageSize > 0 {
+		declared = fmt.Sprintf(", none over the declared pageSize %d", pageSize)
+	}
+	h.Notef("%d task(s) listed over %d page(s) (%d nextCursor followed), every one of the %d created, each once%s", len(listed), pages, withCursor, n, declared)
 }
 
 // exchangeGet sends tasks/get and returns its answer, an error included

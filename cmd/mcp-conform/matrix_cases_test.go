@@ -245,6 +245,11 @@ var mutantCases = []mutantCase{
 	// tasks/list (2025-11-25 only: the 2026-07-28 extension has none).
 	{mutant: "task-list-no-cursor", spec: "2025-11-25", want: reports.Fail, evidence: "a nextCursor must be given while more tasks are available"},
 	{mutant: "task-list-skips-task", spec: "2025-11-25", want: reports.Fail, evidence: "a task tasks/get finds must be listed"},
+	// Judged against the reference manifests' declared task-role pageSize (2).
+	{mutant: "task-list-one-page", spec: "2025-11-25", want: reports.Warn, evidence: "declares a tasks/list page size of 2"},
+	// Provoked through the declared task-role failArguments ({fail: true}).
+	{mutant: "task-result-failed-status", spec: "2025-11-25", want: reports.Fail, evidence: "a Task's status is not its result"},
+	{mutant: "task-failed-retried", spec: "2025-11-25", want: reports.Fail, evidence: "the failing task (declared failArguments) was failed, then tasks/get said \"working\""},
 	// A task answered only once its work ended can no longer be cancelled
 	// while it works, and sends its progress before its CreateTaskResult.
 	{mutant: "task-guessable-ids", spec: "2025-11-25", want: reports.Fail, evidence: "guessable by another requestor"},

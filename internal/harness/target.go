@@ -86,6 +86,21 @@ type Role struct {
 	Field string `yaml:"field,omitempty"`
 	Use   string `yaml:"use,omitempty"`
 	Param string `yaml:"param,omitempty"`
+	// PageSize (task role, 2025-11-25) declares the target's tasks/list
+	// page size: a page holds at most this many tasks, and a requestor
+	// with more sees a nextCursor. TASK-LIST then creates more tasks than
+	// one page holds and WARNs a page larger than declared (tasks.mdx
+	// §Task Listing: receivers SHOULD use cursor-based pagination to
+	// limit the number of tasks returned in a single response); without
+	// it, pages are judged where the server pages.
+	PageSize int `yaml:"pageSize,omitempty"`
+	// FailArguments (task role, 2025-11-25) declares arguments with which
+	// the task role's tool, called as a task, ends in status failed (e.g.
+	// {fail: true}). TASK-RESULT then also reads a failed task's
+	// tasks/result: the final result of the underlying request (a
+	// JSON-RPC error, or a CallToolResult with the related-task _meta),
+	// the same when asked twice.
+	FailArguments map[string]any `yaml:"failArguments,omitempty"`
 }
 
 // LoadManifest reads and validates a manifest file.
@@ -176,6 +191,14 @@ func (m *Manifest) Validate() error {
 	for name, r := range m.Roles {
 		if name != "handle" && (r.Field != "" || r.Use != "" || r.Param != "") {
 			return fmt.Errorf("role %s: field, use and param belong to the handle role only", name)
+		}
+	}
+	for name, r := range m.Roles {
+		if name != "task" && (r.PageSize != 0 || r.FailArguments != nil) {
+			return fmt.Errorf("role %s: pageSize and failArguments belong to the task role only", name)
+		}
+		if r.PageSize < 0 {
+			return fmt.Errorf("role %s: pageSize %d: want a positive number of tasks", name, r.PageSize)
 		}
 	}
 	if r, ok := m.Roles["handle"]; ok && (r.Field == "" || r.Use == "" || r.Param == "") {
