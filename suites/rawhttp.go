@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/clients"
+	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
 // rawPing POSTs the era's barrier request (ping, or server/discover in
@@ -103,16 +104,31 @@ func rawBody(h *H, c *HConn, body []byte, header http.Header) (*http.Response, [
 	return resp, b
 }
 
-// firstJSON returns the JSON-RPC text of an HTTP answer: the body, or the
-// data of its first SSE event carrying data.
+// firstJSON returns the JSON-RPC text of an HTTP answer: the body, or on an
+// event stream the data of its first event that carries a JSON-RPC reply
+// (a raw POST carries one request, so that reply is its answer; requests
+// and notifications the server sends first do not stand for it), else the
+// first event carrying data.
 func firstJSON(resp *http.Response, body []byte) []byte {
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return body
 	}
+	var first []byte
 	for _, line := range strings.Split(string(body), "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:"); ok && strings.TrimSpace(d) != "" {
-			return []byte(strings.TrimPrefix(d, " "))
+		d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:")
+		if !ok || strings.TrimSpace(d) == "" {
+			continue
 		}
+		data := []byte(strings.TrimPrefix(d, " "))
+		if jsonrpc.Parse(data).Kind.IsReply() {
+			return data
+		}
+		if first == nil {
+			first = data
+		}
+	}
+	if first != nil {
+		return first
 	}
 	return body
 }
