@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,14 +8,7 @@ import (
 // TestManifestHandleRole: the handle role needs field, use and param, and
 // those belong to it alone.
 func TestManifestHandleRole(t *testing.T) {
-	dir := t.TempDir()
-	load := func(roles string) (*Manifest, error) {
-		p := filepath.Join(dir, "m.yaml")
-		if err := os.WriteFile(p, []byte("command: [x]\nroles:\n"+roles), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return LoadManifest(p)
-	}
+	load := rolesLoader(t)
 	m, err := load("  handle: {tool: open_cart, field: cart_id, use: view_cart, param: cart_id}\n")
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,14 +8,7 @@ import (
 // TestManifestTaskContract: pageSize and failArguments are read on the task
 // role and belong to it alone; a page size is positive.
 func TestManifestTaskContract(t *testing.T) {
-	dir := t.TempDir()
-	load := func(roles string) (*Manifest, error) {
-		p := filepath.Join(dir, "m.yaml")
-		if err := os.WriteFile(p, []byte("command: [x]\nroles:\n"+roles), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return LoadManifest(p)
-	}
+	load := rolesLoader(t)
 	m, err := load("  task: {tool: research, arguments: {topic: x}, pageSize: 2, failArguments: {fail: true}}\n")
 	if err != nil {
 		t.Fatal(err)
