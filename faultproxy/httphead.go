@@ -59,10 +59,6 @@ func readRequestFast(br *bufio.Reader, lb *lengthBody, uc *urlCache) *http.Reque
 	if !ok || fl&(fieldFallback|fieldChunked) != 0 || fl&fieldHost == 0 {
 		return nil
 	}
-	u := uc.parse(target)
-	if u == nil {
-		return nil
-	}
 	if !plainHost(host) {
 		return nil
 	}
@@ -72,7 +68,23 @@ func readRequestFast(br *bufio.Reader, lb *lengthBody, uc *urlCache) *http.Reque
 			return nil
 		}
 	}
-	req := &http.Request{Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+	var (
+		req *http.Request
+		u   *url.URL
+	)
+	if uc.hit(target) {
+		// The request and its copy of the remembered URL in one
+		// allocation (neither outlives the exchange: the transcript
+		// keeps the header map, not the request).
+		ru := &requestURL{u: uc.u}
+		req, u = &ru.req, &ru.u
+	} else {
+		if u = uc.parse(target); u == nil {
+			return nil
+		}
+		req = new(http.Request)
+	}
+	*req = http.Request{Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Host: host, RequestURI: target, ContentLength: length, Body: http.NoBody}
 	if length > 0 {
 		req.Body = newLengthBody(lb, br, length)
@@ -163,9 +175,20 @@ type urlCache struct {
 	u      url.URL
 }
 
+// requestURL is a request read by readRequestFast with room for its URL.
+type requestURL struct {
+	req http.Request
+	u   url.URL
+}
+
+// hit reports whether target is the remembered one (c.u is its URL).
+func (c *urlCache) hit(target string) bool {
+	return c != nil && c.target == target && target != ""
+}
+
 // parse is url.ParseRequestURI(target), or nil when that fails.
 func (c *urlCache) parse(target string) *url.URL {
-	if c != nil && c.target == target && target != "" {
+	if c.hit(target) {
 		u := c.u
 		return &u
 	}

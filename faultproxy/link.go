@@ -145,11 +145,23 @@ func (l *Link) pump(dir Direction, r io.Reader) {
 		l.out[dir].close()
 	}()
 	br := bufio.NewReaderSize(r, 64<<10)
+	s := &stdioSink{l: l, dir: dir} // one per direction: no allocation per message
+	var (
+		fs   frameSlab
+		msgs []Message // where the Messages are carved from, as relaySSE does
+		next = 1
+	)
 	for {
-		line, complete, err := l.readFrame(dir, br)
+		line, complete, err := l.readFrame(dir, br, &fs)
 		if len(line) > 0 || complete {
-			msg := &Message{Seq: l.seq.Add(1), Dir: dir, Raw: line, At: l.tr.Since(), NoDelimiter: !complete}
-			l.handle(msg)
+			if len(msgs) == 0 {
+				msgs = make([]Message, next)
+				next = min(2*next, messageSlab)
+			}
+			msg := &msgs[0]
+			msgs = msgs[1:]
+			*msg = Message{Seq: l.seq.Add(1), Dir: dir, Raw: line, At: l.tr.Since(), NoDelimiter: !complete}
+			l.handle(msg, s)
 		}
 		if br.Buffered() == 0 {
 			_ = l.out[dir].flush()
@@ -166,10 +178,14 @@ func (l *Link) pump(dir Direction, r io.Reader) {
 // readFrame returns the next line without its newline. complete is false for
 // a final fragment without a newline. A line longer than MaxFrame is passed
 // through unparsed as it streams and recorded; readFrame then returns nil.
-func (l *Link) readFrame(dir Direction, br *bufio.Reader) ([]byte, bool, error) {
+// A line whole in br's buffer is copied into fs.
+func (l *Link) readFrame(dir Direction, br *bufio.Reader, fs *frameSlab) ([]byte, bool, error) {
 	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if err == nil && buf == nil {
+			return fs.carve(chunk[:len(chunk)-1]), true, nil
+		}
 		if err == bufio.ErrBufferFull {
 			buf = append(buf, chunk...)
 			if len(buf) > l.opts.MaxFrame {
@@ -210,10 +226,45 @@ func (l *Link) passOversize(dir Direction, br *bufio.Reader, head []byte) error 
 	return err
 }
 
-// handle records msg and applies the first rule that fires, or delivers it.
-func (l *Link) handle(msg *Message) {
+// handle records msg and applies the first rule that fires, or delivers it
+// to s.
+func (l *Link) handle(msg *Message, s *stdioSink) {
 	l.record(msg)
-	l.apply(msg, stdioSink{l: l, dir: msg.Dir})
+	l.apply(msg, s)
+}
+
+// frameSlab is where a pump carves the lines it reads from: a few
+// allocations for many lines instead of one each (a line keeps its slab
+// alive as long as it is kept: the transcript, the delivered history).
+type frameSlab struct {
+	b []byte
+	n int // lines carved so far
+}
+
+// Slabs grow from 2 KiB to frameSlabMax; the first ownLines lines and a
+// line longer than frameSlabMax/8 get an allocation of their own (a short
+// session costs no slab), as sse.Reader.NextFrame does with events.
+const (
+	frameSlabMax = 32 << 10
+	ownLines     = 4
+)
+
+// carve returns a copy of b, its capacity capped (an append copies); never
+// nil (an empty line is a message whose Raw is empty, not absent).
+func (fs *frameSlab) carve(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte{}
+	}
+	fs.n++
+	if len(b) > frameSlabMax/8 || fs.n <= ownLines {
+		return append(make([]byte, 0, len(b)), b...)
+	}
+	if cap(fs.b)-len(fs.b) < len(b) {
+		fs.b = make([]byte, 0, min(max(2*cap(fs.b), 2<<10), frameSlabMax))
+	}
+	n := len(fs.b)
+	fs.b = append(fs.b, b...)
+	return fs.b[n:len(fs.b):len(fs.b)]
 }
 
 // stdioSink delivers a link's messages to one direction's writer.

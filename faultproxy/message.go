@@ -36,11 +36,6 @@ type Message struct {
 	Raw []byte
 	// At is the arrival time since the link started (monotonic).
 	At time.Duration
-	// Synthetic is true for messages a fault injected.
-	Synthetic bool
-	// NoDelimiter is true for a final fragment that ended without a
-	// newline; it is delivered without one too.
-	NoDelimiter bool
 	// Stream names the HTTP exchange the message belongs to; empty on
 	// stdio.
 	Stream string
@@ -50,11 +45,21 @@ type Message struct {
 	// HTTP (empty when it had none): a fault that tells clients apart by
 	// their session reads it here, since a GET has no body.
 	Session string
-	// Comment is true for an SSE comment block (a heartbeat).
-	Comment bool
 	// Payload is the JSON-RPC text when it differs from Raw (the data of
 	// an SSE event); nil means Raw.
 	Payload []byte
+
+	// The flags are kept together, next to once, so that they share one
+	// word with it: a Message is 152 bytes instead of 168 (an event
+	// stream keeps one per event).
+
+	// Synthetic is true for messages a fault injected.
+	Synthetic bool
+	// NoDelimiter is true for a final fragment that ended without a
+	// newline; it is delivered without one too.
+	NoDelimiter bool
+	// Comment is true for an SSE comment block (a heartbeat).
+	Comment bool
 	// Binary is true for a WebSocket binary frame (false: a text frame);
 	// it is delivered as the same frame type.
 	Binary bool
