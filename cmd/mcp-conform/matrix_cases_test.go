@@ -426,6 +426,9 @@ var mutantCases = []mutantCase{
 		also: []string{"RECONNECT-RESUME"}},
 	// The roots/list on the initialize POST's own event stream.
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	// A raw 0xFF in the initialize answer's serverInfo.name, on every HTTP check's connection.
+	{mutant: "server-info-not-utf8", spec: "2025-11-25", want: reports.Fail, evidence: "a byte that is not UTF-8 at offset"},
+	{mutant: "server-info-not-utf8", spec: "2025-06-18", want: reports.Fail, evidence: "a byte that is not UTF-8 at offset", focus: "^(HTTP-UTF8|LIFECYCLE-.*|HTTP-.*)$"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
