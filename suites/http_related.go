@@ -3,7 +3,9 @@ package suites
 // HTTP-STREAM-RELATED: 2026-07-28 streamable-http.mdx, "Sending Messages to
 // the Server": on a request's SSE stream "The server MAY send JSON-RPC
 // notifications [...] before the final response. These notifications MUST
-// relate to the originating client request."
+// relate to the originating client request." The 2025 transports.mdx says
+// the same of the messages on a request's stream with a SHOULD (tr#12):
+// "These messages SHOULD relate to the originating client request."
 //
 //	harness ──POST A tools/call (token A)──▶ server ══ SSE A: progress A ...
 //	        (A's first progress seen)
@@ -25,28 +27,35 @@ import (
 
 var checkStreamRelated = register(&Check{
 	ID:    "HTTP-STREAM-RELATED",
-	Title: "2026-07-28: the notifications on a request's SSE stream relate to that request",
-	How: "2026-07-28 over Streamable HTTP, slow role. Starts a call of the slow role (progress token A, its own POST); once " +
+	Title: "the notifications on a request's SSE stream relate to that request",
+	How: "Over Streamable HTTP, every version (2025: a SHOULD, WARN; 2026-07-28: a MUST, FAIL), slow role. Starts a call of the slow role (progress token A, its own POST); once " +
 		"its first progress notification came (or its response), starts a second call (token B) on another POST, so the two " +
 		"run at once; reads both streams to their ends. A notification on one call's stream that names the other call — a " +
 		"progress notification with the other's progressToken — FAILs, and so does the other call's response there (a token " +
 		"or id of neither call is PROGRESS-TOKEN-ECHO's and ROBUST-ID-ECHO's to judge). A notification that names no request (a log message) " +
-		"carries nothing on the wire to relate it by and is not judged. No progress at all: SKIP (progress is optional).",
-	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
-		Clause: "The server MAY send JSON-RPC notifications — for example, notifications/progress or notifications/message — before the final response. These notifications MUST relate to the originating client request."}},
+		"carries nothing on the wire to relate it by and is not judged, nor is a 2025 server request on the stream (no request of " +
+		"the server names the client's). A call answered with application/json has no stream to carry another's progress. " +
+		"No progress at all: SKIP (progress is optional).",
+	Rules: merge(
+		sameRule(Rule{Level: reports.Should, Spec: httpLegacy,
+			Clause: "The server MAY send JSON-RPC requests and notifications before sending the JSON-RPC response. These messages SHOULD relate to the originating client request."},
+			legacyVersions...),
+		map[string]Rule{v20260728: {Level: reports.Must, Spec: httpModern,
+			Clause: "The server MAY send JSON-RPC notifications — for example, notifications/progress or notifications/message — before the final response. These notifications MUST relate to the originating client request."}},
+	),
 	Transports: []string{viaHTTP},
 	Roles:      []string{"slow"},
-	Clauses:    []string{"h#8"},
+	Clauses:    []string{"h#8", "tr#12"},
 })
 
 func registerStreamRelated() {
-	ginkgo.Describe("HTTP request streams (2026-07-28)", ginkgo.Label("area:http"), func() {
+	ginkgo.Describe("HTTP request streams", ginkgo.Label("area:http"), func() {
 		define(checkStreamRelated, streamRelated)
 	})
 }
 
 func streamRelated(h *H) {
-	c, _ := modernHTTP(h)
+	c := h.ConnectHTTP()
 	ids := []jsonrpc.ID{jsonrpc.StringID(unique("related-a")), jsonrpc.StringID(unique("related-b"))}
 	tokens := []jsonrpc.ID{jsonrpc.StringID(unique("related-token-a")), jsonrpc.StringID(unique("related-token-b"))}
 	a := c.StartRole("slow", ids[0], tokens[0], nil)

@@ -426,6 +426,16 @@ var mutantCases = []mutantCase{
 		also: []string{"RECONNECT-RESUME"}},
 	// The roots/list on the initialize POST's own event stream.
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	// A raw 0xFF in the initialize answer's serverInfo.name, on every HTTP check's connection.
+	{mutant: "server-info-not-utf8", spec: "2025-11-25", want: reports.Fail, evidence: "a byte that is not UTF-8 at offset"},
+	{mutant: "server-info-not-utf8", spec: "2025-06-18", want: reports.Fail, evidence: "a byte that is not UTF-8 at offset", focus: "^(HTTP-UTF8|LIFECYCLE-.*|HTTP-.*)$"},
+	// Each 2025 call's progress on the other open call's stream (a SHOULD there).
+	// The resumption checks wait for their call's progress on its own stream
+	// while another call is open: the mutant moves it away, and they SKIP
+	// ("no progress for its token") when the crossing came first.
+	{mutant: "progress-crossed-legacy", spec: "2025-11-25", want: reports.Warn, evidence: "carried progress for token",
+		mayAlso: []string{"CANCEL-HTTP-CLOSE", "RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}},
+	{mutant: "progress-crossed-legacy", spec: "2025-06-18", want: reports.Warn, evidence: "carried progress for token", focus: "^(HTTP-.*|PROGRESS-.*|CANCEL-.*)$"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

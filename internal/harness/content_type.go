@@ -57,7 +57,9 @@ func contentTypeIsOn() bool {
 }
 
 // passiveIsOn reports whether any passive check walks the transcripts.
-func passiveIsOn() bool { return schemaIsOn() || contentTypeIsOn() || structuredIsOn() }
+func passiveIsOn() bool {
+	return schemaIsOn() || contentTypeIsOn() || structuredIsOn() || utf8IsOn()
+}
 
 // ctFinding is one response head that broke the sentence.
 type ctFinding struct {

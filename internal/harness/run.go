@@ -183,6 +183,7 @@ func Run(cfg *Config, opts RunOptions, define func()) (*reports.Report, error) {
 	setSchemaOn(schemaCheck != nil && selectsPassive(opts, schemaCheck))
 	setContentTypeOn(contentTypeCheck != nil && selectsPassive(opts, contentTypeCheck))
 	setStructuredOn(selectsStructured(opts, selected))
+	setUTF8On(utf8Check != nil && selectsPassive(opts, utf8Check))
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
@@ -255,6 +256,11 @@ func BuildReport(cfg *Config, toolVersion string, started time.Time) *reports.Re
 		res = append(res, contentTypeGaps(res)...)
 		passiveCutShort(contentTypeCheck, res)
 	}
+	if utf8IsOn() {
+		res = append(res, utf8ResultsOf(runs)...)
+		res = append(res, utf8Gaps(config(), res)...)
+		passiveCutShort(utf8Check, res)
+	}
 	r := buildReport(cfg, toolVersion, started, res, NegotiatedVersion())
 	cfgMu.Lock()
 	tools := map[string][]map[string]any{}
@@ -297,6 +303,7 @@ func BuildReportFromGinkgo(cfg *Config, toolVersion string, gr ginkgo.Report) (*
 	foldStructured(res, runs)
 	res = append(res, schemaResultsOf(runs)...)
 	res = append(res, contentTypeResultsOf(runs)...)
+	res = append(res, utf8ResultsOf(runs)...)
 	return buildReport(cfg, toolVersion, gr.StartTime, res, version), nil
 }
 
@@ -419,6 +426,13 @@ func contentTypeGaps(res []reports.Check) []reports.Check {
 // checks were recorded but left it nothing to judge: skip is the SKIP's
 // reason, errPrefix the ERROR's (schemaGaps).
 func passiveGaps(c *Check, res []reports.Check, skip, errPrefix string) []reports.Check {
+	return passiveGapsIn(config(), c, res, skip, errPrefix)
+}
+
+// passiveGapsIn is passiveGaps for a run of configuration cfg: outside the
+// versions c has rules for, a run of one target (not a part of a larger
+// one) gets c's row "not in VERSION", as an active check's (targetsFor).
+func passiveGapsIn(cfg *Config, c *Check, res []reports.Check, skip, errPrefix string) []reports.Check {
 	if c == nil {
 		return nil
 	}
@@ -459,17 +473,27 @@ func passiveGaps(c *Check, res []reports.Check, skip, errPrefix string) []report
 		}
 		v := version[tr]
 		rule, ok := c.RuleOn(tr, v)
+		reason := skip
 		if !ok {
 			vs := c.VersionsOn(tr)
 			if len(vs) == 0 {
 				continue
 			}
 			rule, _ = c.RuleOn(tr, vs[0])
+			if v != "" {
+				// A check of some versions only (HTTP-UTF8) outside
+				// them: as an active check there, a row "not in" when
+				// the run has one target (targetsFor), none otherwise.
+				if cfg == nil || len(cfg.Targets) != 1 || cfg.Part {
+					continue
+				}
+				reason = fmt.Sprintf("not in %s on %s (applies there to %s)", v, tr, strings.Join(vs, ", "))
+			}
 		}
 		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
 			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: tr, ProtocolVersion: v, Status: reports.Skip,
-			Reason: skip}
-		if e, ok := firstErr[tr]; ok && !verdict[tr] {
+			Reason: reason}
+		if e, ok := firstErr[tr]; ok && !verdict[tr] && reason == skip {
 			res.Status = reports.Error
 			res.Reason = fmt.Sprintf("%s: no check on this transport reached it (%s: %s)", errPrefix, e.ID, e.Reason)
 		}

@@ -64,6 +64,12 @@ type schemaRun struct {
 	SCCalls    int         `json:"scCalls,omitempty"`
 	SCText     int         `json:"scText,omitempty"`
 	SCFindings []scFinding `json:"scFindings,omitempty"`
+	// UTF8 marks a walk that judged the bytes of the server's messages
+	// over Streamable HTTP for HTTP-UTF8 (utf8_wire.go): U8Messages
+	// messages, U8Findings the ones that are not UTF-8.
+	UTF8       bool        `json:"utf8,omitempty"`
+	U8Messages int         `json:"u8Messages,omitempty"`
+	U8Findings []u8Finding `json:"u8Findings,omitempty"`
 }
 
 // schemaFinding is one offending message.
@@ -321,7 +327,7 @@ func (h *H) schemaWalkFor(conn int) *schemaWalk {
 			return nil
 		}
 		h.schemaRun = &schemaRun{Check: h.check.ID, Transport: h.target.Transport, Version: h.session.Version, Target: h.target.Name,
-			NoSchema: !schemaIsOn(), ContentType: contentTypeIsOn(), Structured: structuredIsOn()}
+			NoSchema: !schemaIsOn(), ContentType: contentTypeIsOn(), Structured: structuredIsOn(), UTF8: utf8IsOn()}
 		if schemaIsOn() {
 			v, err := schema.For(h.session.Version)
 			if err != nil {
@@ -331,7 +337,7 @@ func (h *H) schemaWalkFor(conn int) *schemaWalk {
 			}
 		}
 	}
-	if h.schemaV == nil && !h.schemaRun.ContentType && !h.schemaRun.Structured {
+	if h.schemaV == nil && !h.schemaRun.ContentType && !h.schemaRun.Structured && !h.schemaRun.UTF8 {
 		return nil
 	}
 	w := newSchemaWalk(h.schemaV, conn, h.schemaRun)

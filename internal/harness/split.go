@@ -32,6 +32,9 @@ type PartState struct {
 	// ContentTypeOn says the process judged response heads for
 	// HTTP-RESPONSE-CONTENT-TYPE (its findings ride in Schema's walks).
 	ContentTypeOn bool `json:"contentTypeOn,omitempty"`
+	// UTF8On says the process judged the server's message bytes for
+	// HTTP-UTF8 (its findings ride in Schema's walks too).
+	UTF8On bool `json:"utf8On,omitempty"`
 	// Active holds this process's results of the mixed checks
 	// TOOLS-OUTPUT-SCHEMA and TOOLS-STRUCTURED-TEXT before their
 	// passive findings were folded in (structured.go): the parent folds
@@ -53,6 +56,7 @@ func SavePartState() PartState {
 	st := PartState{SchemaOn: !schemaOff && schemaCheck != nil, Schema: slices.Clone(schemaRuns)}
 	schemaMu.Unlock()
 	st.ContentTypeOn = contentTypeIsOn()
+	st.UTF8On = utf8IsOn()
 	st.Active = activeStructured()
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
@@ -84,7 +88,8 @@ func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.
 		if active && isStructuredCheck(r.ID) {
 			continue
 		}
-		if (schemaCheck == nil || r.ID != schemaCheck.ID) && (contentTypeCheck == nil || r.ID != contentTypeCheck.ID) {
+		if (schemaCheck == nil || r.ID != schemaCheck.ID) && (contentTypeCheck == nil || r.ID != contentTypeCheck.ID) &&
+			(utf8Check == nil || r.ID != utf8Check.ID) {
 			out = append(out, r)
 		}
 	}
@@ -95,12 +100,14 @@ func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.
 		runs []schemaRun
 		on   bool
 		ctOn bool
+		u8On bool
 	)
 	tools := map[string][]map[string]any{}
 	ev := newRunEvidence()
 	for _, st := range states {
 		on = on || st.SchemaOn
 		ctOn = ctOn || st.ContentTypeOn
+		u8On = u8On || st.UTF8On
 		runs = append(runs, st.Schema...)
 		for k, ts := range st.Tools {
 			if tools[k] == nil {
@@ -119,6 +126,11 @@ func JoinParts(cfg *Config, res []reports.Check, states []PartState) ([]reports.
 		out = append(out, contentTypeResultsOf(runs)...)
 		out = append(out, contentTypeGaps(out)...)
 		passiveCutShort(contentTypeCheck, out)
+	}
+	if u8On && utf8Check != nil {
+		out = append(out, utf8ResultsOf(runs)...)
+		out = append(out, utf8Gaps(cfg, out)...)
+		passiveCutShort(utf8Check, out)
 	}
 	return out, retryClasses(cfg, tools, ev, out)
 }

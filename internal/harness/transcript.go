@@ -47,6 +47,7 @@ func (h *H) transcript() ([]reports.Entry, time.Duration) {
 			if sw == nil {
 				continue
 			}
+			sw.seeUTF8(e, re, raw) // HTTP-UTF8 (utf8_wire.go)
 			if mark, bad := sw.see(e, re, raw, env); bad {
 				out = append(out, mark)
 			}
