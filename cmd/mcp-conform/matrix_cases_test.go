@@ -426,6 +426,10 @@ var mutantCases = []mutantCase{
 		also: []string{"RECONNECT-RESUME"}},
 	// The roots/list on the initialize POST's own event stream.
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	// A 2026-07-28 run is negotiated with server/discover, so the mutant
+	// refuses 2026-07-28; a 2025 run judges it (its
+	// UnsupportedProtocolVersionError lists 2026-07-28).
+	{mutant: "discover-missing", spec: "2025-11-25", want: reports.Fail, evidence: "want a DiscoverResult: the server supports 2026-07-28"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
