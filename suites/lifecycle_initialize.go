@@ -10,6 +10,8 @@ package suites
 // back. The check sends an initialize whose clientInfo and capabilities
 // are unmistakably its own (a unique name and version; an experimental
 // capability under a unique key) and fails a result that hands them back.
+// Then the capabilities declared must be implemented: a declared feature's
+// method answered "Method not found" (lifecycle_capabilities.go).
 
 import (
 	"bytes"
@@ -26,14 +28,16 @@ var checkInitializeInfo = register(&Check{
 		"(roots, sampling, elicitation) holding an experimental member under a unique key. The result must carry " +
 		"capabilities (an object) and serverInfo (an object with string name and version), and neither may be the " +
 		"client's handed back: a serverInfo with the client's unique name or version, or capabilities equal to the " +
-		"client's or holding its unique experimental key, FAILs.",
+		"client's or holding its unique experimental key, FAILs. Then, in a negotiated session, each capability the " +
+		"server declares there whose feature has a method of its own (tools: tools/list, prompts: prompts/list, " +
+		"resources: resources/list, logging: logging/setLevel, completions: completion/complete, tasks.list: tasks/list) is asked for once: " +
+		"-32601 Method not found says the declared capability is not the server's own (FAIL); any other answer is " +
+		"left to the feature's checks.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: lifecyclePage,
 		Clause: "The server MUST respond with its own capabilities and information"},
 		legacyVersions...),
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"lc#1"},
-	Limits: map[string]string{"lc#1": "own is judged as not the client's echoed back; whether the declared " +
-		"capabilities are true of the server is other checks' (TOOLS-CAPABILITY, LOGGING-CAPABILITY)"},
 })
 
 func initializeInfo(h *H) {
@@ -90,6 +94,7 @@ func initializeInfo(h *H) {
 		}
 	}
 	h.Notef("serverInfo %s; capabilities %s", r.ServerInfo, clip(r.Capabilities))
+	h.Notef("implemented, as declared: %v", declaredImplemented(h))
 }
 
 // rawOrNone names a raw JSON value, or "none" when it is absent.

@@ -48,4 +48,5 @@ func Register() {
 	registerHTTPModernOnly()       // http_modern_only.go
 	registerVersionModernOnly()    // version_modern_only.go
 	registerModernOnlyHeaders()    // http_modern_only_headers.go
+	registerVersionDiscover()      // version_discover.go
 }

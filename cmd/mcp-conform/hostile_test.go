@@ -481,6 +481,12 @@ var badInputChecks = map[string]bool{
 	"TASK-UNSUPPORTED-TOOL-AUGMENTED": true,
 	// It sends tools/list and tools/call with params.task.
 	"TASK-UNDECLARED-NORMAL": true,
+	// The capabilities the handshake declares have their methods: these
+	// targets declare tools and serve no tools/list (FAIL on its own clause).
+	"LIFECYCLE-INITIALIZE-INFO": true,
+	// server/discover on a new connection; these targets speak 2025-11-25
+	// only and do not say they support 2026-07-28 (SKIP).
+	"VERSION-DISCOVER": true,
 	// It lists tasks only where tasks.list is declared, which the hostile
 	// targets' capabilities (an older copy of the reference's) do not: SKIP.
 	"TASK-LIST": true,

@@ -436,6 +436,14 @@ var mutantCases = []mutantCase{
 	{mutant: "progress-crossed-legacy", spec: "2025-11-25", want: reports.Warn, evidence: "carried progress for token",
 		mayAlso: []string{"CANCEL-HTTP-CLOSE", "RECONNECT-RESUME", "RECONNECT-RESUME-LIVE"}},
 	{mutant: "progress-crossed-legacy", spec: "2025-06-18", want: reports.Warn, evidence: "carried progress for token", focus: "^(HTTP-.*|PROGRESS-.*|CANCEL-.*)$"},
+	// A 2026-07-28 run is negotiated with server/discover, so the mutant
+	// refuses 2026-07-28; a 2025 run judges it (its
+	// UnsupportedProtocolVersionError lists 2026-07-28).
+	{mutant: "discover-missing", spec: "2025-11-25", want: reports.Fail, evidence: "want a DiscoverResult: the server supports 2026-07-28"},
+	// lc#1 is a 2025 sentence (initialize); in 2026-07-28 the same
+	// capabilities are read from server/discover, which nothing judges.
+	{mutant: "completions-unimplemented", spec: "2025-11-25", want: reports.Fail, evidence: "declares the completions capability"},
+	{mutant: "completions-unimplemented", spec: "2025-06-18", want: reports.Fail, evidence: "declares the completions capability"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
