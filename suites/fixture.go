@@ -3,6 +3,7 @@ package suites
 import (
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/harness"
@@ -88,6 +89,7 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"handle":      referenceHandleRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
+		Versions:   referenceVersions(),
 		// The reference binds a session initialized with a credential to
 		// it (SECURITY-SESSION-BINDING).
 		Auth: []map[string]string{
@@ -131,9 +133,15 @@ func ReferenceManifest(mutant string) *Manifest {
 			"listChanged": referenceListChangedRole,
 			"handle":      referenceHandleRole,
 		},
-		Env: map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
+		Versions: referenceVersions(),
+		Env:      map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
 	}
 }
+
+// referenceVersions are the protocol versions the reference server
+// supports (its declared contract, versions:): every version the catalog
+// knows.
+func referenceVersions() []string { return slices.Clone(allVersions) }
 
 // referenceHandleRole is the state-handle pair of the reference server
 // (HANDLE-ENTROPY): open_cart mints a cart_id, view_cart takes it back.

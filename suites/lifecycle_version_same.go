@@ -14,6 +14,11 @@ package suites
 //	harness ──initialize {protocolVersion: X} (a new connection each)──▶ server
 //	        ◀── result {protocolVersion: X}, for every supported X
 //
+// A manifest may also declare the versions the server supports
+// (versions:, a declared contract): a 2025-only server says nothing of
+// its versions on the wire, so only the declaration names a version it
+// supports that it answers with another.
+//
 // The runner's version probe reads an initialize answered with another
 // version as a refusal of the version asked, so the run never reaches a
 // version the server answers that way: the check asks every version it
@@ -38,7 +43,8 @@ var checkVersionSame = register(&Check{
 	How: "2025 versions, stdio and Streamable HTTP. The versions the server supports are those it says it does: the run's " +
 		"own version (the harness's initialize asking for it was answered with it) and every 2025-era version (" +
 		strings.Join(initializeVersionsAll, ", ") + ") the supportedVersions of its server/discover lists (sent in 2026-07-28 " +
-		"on a new connection before any initialize; an error, or no answer within the start timeout, lists none). For each, " +
+		"on a new connection before any initialize; an error, or no answer within the start timeout, lists none), and every " +
+		"2025-era version the manifest's versions: declares (a declared contract). For each, " +
 		"newest first, sends initialize asking for it on a new connection (stdio: a new server process; HTTP: a new " +
 		"session): the result must name that same protocolVersion. An error, or a result naming another version, FAILs.",
 	Rules: sameRule(Rule{Level: reports.Must, Spec: lifecyclePage,
@@ -46,8 +52,6 @@ var checkVersionSame = register(&Check{
 		legacyVersions...),
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"lc#3"},
-	Limits: map[string]string{"lc#3": "supported means the run's version or listed by server/discover: " +
-		"a server speaking only 2025 versions is judged on the run's version alone"},
 })
 
 // initializeVersionsAll are the versions initialize negotiates, newest
@@ -68,6 +72,11 @@ func versionSame(h *H) {
 	for _, v := range listed {
 		if v != run && slices.Contains(initializeVersionsAll, v) {
 			known = append(known, supportedVersion{v, "its server/discover lists it"})
+		}
+	}
+	for _, v := range h.Target().Versions {
+		if !slices.ContainsFunc(known, func(k supportedVersion) bool { return k.version == v }) && slices.Contains(initializeVersionsAll, v) {
+			known = append(known, supportedVersion{v, "the manifest declares it (versions:, a declared contract)"})
 		}
 	}
 	slices.SortFunc(known, func(a, b supportedVersion) int { return strings.Compare(b.version, a.version) })

@@ -444,6 +444,7 @@ var mutantCases = []mutantCase{
 	// capabilities are read from server/discover, which nothing judges.
 	{mutant: "completions-unimplemented", spec: "2025-11-25", want: reports.Fail, evidence: "declares the completions capability"},
 	{mutant: "completions-unimplemented", spec: "2025-06-18", want: reports.Fail, evidence: "declares the completions capability"},
+	{mutant: "declared-version-downgraded", spec: "2025-11-25", want: reports.Fail, evidence: "the manifest declares it (versions:, a declared contract)"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

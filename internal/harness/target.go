@@ -32,6 +32,12 @@ type Manifest struct {
 	// SessionTTL is how long the server lets a 2025 session stay idle
 	// before it expires (e.g. "2s"); it unlocks SESSION-EXPIRED-404.
 	SessionTTL string `yaml:"sessionTTL,omitempty"`
+	// Versions lists the protocol versions the server declares it
+	// supports (e.g. [2025-11-25, 2025-06-18]), a declared contract:
+	// LIFECYCLE-VERSION-SAME asks initialize for each 2025-era one and
+	// wants it answered with that same version. Empty: only what the
+	// server says on the wire counts.
+	Versions []string `yaml:"versions,omitempty"`
 	// Auth lists the credentials of principals, each as the HTTP headers
 	// one principal sends (e.g. {Authorization: "Bearer ..."}); two of them
 	// unlock SECURITY-SESSION-BINDING and TASK-AUTH-BOUND. Other checks send
@@ -171,6 +177,11 @@ func (m *Manifest) Validate() error {
 		d, err := time.ParseDuration(m.SessionTTL)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("sessionTTL %q: want a positive duration such as 2s", m.SessionTTL)
+		}
+	}
+	for _, v := range m.Versions {
+		if _, err := time.Parse("2006-01-02", v); err != nil {
+			return fmt.Errorf("versions: %q is not a protocol version (YYYY-MM-DD, such as 2025-11-25)", v)
 		}
 	}
 	for name, v := range m.Headers {
