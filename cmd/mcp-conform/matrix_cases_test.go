@@ -426,6 +426,9 @@ var mutantCases = []mutantCase{
 		also: []string{"RECONNECT-RESUME"}},
 	// The roots/list on the initialize POST's own event stream.
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	// A subscription the server ends (the endSubscriptions role) without
+	// the completion result of Graceful Closure (a SHOULD).
+	{mutant: "listen-end-no-result", want: reports.Warn, evidence: "no response to subscriptions/listen"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
