@@ -429,6 +429,8 @@ var mutantCases = []mutantCase{
 	// A subscription the server ends (the endSubscriptions role) without
 	// the completion result of Graceful Closure (a SHOULD).
 	{mutant: "listen-end-no-result", want: reports.Warn, evidence: "no response to subscriptions/listen"},
+	// A 2026-07-28 request without its other required _meta field.
+	{mutant: "meta-version-optional", want: reports.Fail, evidence: "without _meta io.modelcontextprotocol/protocolVersion got"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
