@@ -84,9 +84,10 @@ func ReferenceHTTPManifest(mutant string) *Manifest {
 			"task":     referenceTaskRole,
 			"flood": {Tool: "flood", Arguments: map[string]any{"count": 5000, "pad": 1000},
 				Probe: map[string]any{"tool": "probe", "tag": "tag"}},
-			"log":         referenceLogRole,
-			"listChanged": referenceListChangedRole,
-			"handle":      referenceHandleRole,
+			"log":              referenceLogRole,
+			"listChanged":      referenceListChangedRole,
+			"endSubscriptions": referenceEndSubscriptionsRole,
+			"handle":           referenceHandleRole,
 		},
 		SessionTTL: referenceSessionTTL.String(),
 		Versions:   referenceVersions(),
@@ -124,14 +125,15 @@ func ReferenceManifest(mutant string) *Manifest {
 		Command:   []string{"mcp-conform", "fixture"},
 		Restart:   true,
 		Roles: map[string]Role{
-			"slow":        {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
-			"mutation":    referenceMutationRole(),
-			"lookup":      {Tool: "lookup_ticket"},
-			"task":        referenceTaskRole,
-			"flood":       {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
-			"log":         referenceLogRole,
-			"listChanged": referenceListChangedRole,
-			"handle":      referenceHandleRole,
+			"slow":             {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"mutation":         referenceMutationRole(),
+			"lookup":           {Tool: "lookup_ticket"},
+			"task":             referenceTaskRole,
+			"flood":            {Tool: "flood", Arguments: map[string]any{"count": 2000, "pad": 1000}},
+			"log":              referenceLogRole,
+			"listChanged":      referenceListChangedRole,
+			"endSubscriptions": referenceEndSubscriptionsRole,
+			"handle":           referenceHandleRole,
 		},
 		Versions: referenceVersions(),
 		Env:      map[string]string{fixtureEnv: fixtureValue(mutant), fixtureLedgerEnv: TmpDirPlaceholder + "/ledger.db"},
@@ -174,6 +176,12 @@ var referenceLogRole = Role{Tool: "echo", Arguments: map[string]any{"text": "log
 // change_tools, which adds the tool extra to tools/list (or removes it) for
 // every connection of the server and announces the change.
 var referenceListChangedRole = Role{Tool: "change_tools"}
+
+// referenceEndSubscriptionsRole is the built-in targets' endSubscriptions
+// role: change_tools with end_subscriptions: true ends every open
+// subscriptions/listen of the server on its own initiative
+// (SUBSCRIPTION-TEARDOWN-CANCELLED, SUBSCRIPTION-GRACEFUL-CLOSE).
+var referenceEndSubscriptionsRole = Role{Tool: "change_tools", Arguments: map[string]any{"end_subscriptions": true}}
 
 func fixtureValue(mutant string) string {
 	if mutant == "" {

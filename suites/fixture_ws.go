@@ -14,8 +14,9 @@ func ReferenceWSManifest(mutant string) *Manifest {
 		URL:       "ws://127.0.0.1:{port}/mcp",
 		Restart:   true,
 		Roles: map[string]Role{
-			"slow":        {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
-			"listChanged": referenceListChangedRole,
+			"slow":             {Tool: "slow", Arguments: map[string]any{"steps": 8, "stepMs": 60}},
+			"listChanged":      referenceListChangedRole,
+			"endSubscriptions": referenceEndSubscriptionsRole,
 		},
 		Env: map[string]string{
 			fixtureEnv:   fixtureValue(mutant),

@@ -445,6 +445,11 @@ var mutantCases = []mutantCase{
 	{mutant: "completions-unimplemented", spec: "2025-11-25", want: reports.Fail, evidence: "declares the completions capability"},
 	{mutant: "completions-unimplemented", spec: "2025-06-18", want: reports.Fail, evidence: "declares the completions capability"},
 	{mutant: "declared-version-downgraded", spec: "2025-11-25", want: reports.Fail, evidence: "the manifest declares it (versions:, a declared contract)"},
+	// A subscription the server ends (the endSubscriptions role) without
+	// the completion result of Graceful Closure (a SHOULD).
+	{mutant: "listen-end-no-result", want: reports.Warn, evidence: "no response to subscriptions/listen"},
+	// A 2026-07-28 request without its other required _meta field.
+	{mutant: "meta-version-optional", want: reports.Fail, evidence: "without _meta io.modelcontextprotocol/protocolVersion got"},
 }
 
 // wantFor is the status the broken check must have on transport tr.

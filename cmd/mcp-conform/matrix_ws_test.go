@@ -61,6 +61,10 @@ var wsMutantCases = []mutantCase{
 	{mutant: "tools-changed-silent", spec: "2025-11-25", want: reports.Warn, evidence: "but no notifications/tools/list_changed"},
 	{mutant: "listen-notification-unmarked", want: reports.Fail, evidence: "carries no _meta"},
 	{mutant: "listen-filter-ignored", want: reports.Fail, evidence: "asked for promptsListChanged only, yet got"},
+	// A subscription the server ends (the endSubscriptions role of the
+	// WebSocket manifest).
+	{mutant: "listen-teardown-silent", want: reports.Fail, evidence: "sent no notifications/cancelled referencing it"},
+	{mutant: "listen-end-no-result", want: reports.Warn, evidence: "no response to subscriptions/listen"},
 }
 
 // TestWebSocketMutantsAreCaught runs the WebSocket checks of the built-in
