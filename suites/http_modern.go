@@ -390,9 +390,9 @@ var checkMetaRequired = register(&Check{
 	How: "2026-07-28, stdio and Streamable HTTP. Sends tools/list once for each field the _meta table of basic/index.mdx " +
 		"marks required, leaving that one out and keeping the other: _meta with io.modelcontextprotocol/protocolVersion " +
 		"but no io.modelcontextprotocol/clientCapabilities, then _meta with clientCapabilities ({}) but no protocolVersion " +
-		"(modern per-request _meta, which versioning.mdx says a dual-era server serves by this revision; over HTTP the " +
-		"MCP-Protocol-Version header still names the version). Each answer must be a JSON-RPC error -32602, over HTTP with " +
-		"status 400.",
+		"(over HTTP the MCP-Protocol-Version header still names the version; over stdio nothing else does, so that request " +
+		"is sent only to a server whose server/discover lists 2026-07-28 alone: a dual-era server may take it for a legacy " +
+		"one). Each answer must be a JSON-RPC error -32602, over HTTP with status 400.",
 	Rules: map[string]Rule{v20260728: {Level: reports.Must, Spec: basicModern,
 		Clause: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."}},
 	Transports: []string{viaStdio, viaHTTP},
@@ -408,6 +408,14 @@ func metaRequired(h *H) {
 		{clients.MetaClientCapabilities, map[string]any{clients.MetaProtocolVersion: v}},
 		{clients.MetaProtocolVersion, map[string]any{clients.MetaClientCapabilities: map[string]any{}}},
 	} {
+		if tc.missing == clients.MetaProtocolVersion && h.Target().Via() == protocol.TransportStdio && !modernOnlyStdio(h) {
+			// Over stdio nothing else names the request's era: a
+			// dual-era server may take it for a legacy request
+			// (versioning.mdx: "Modern → Legacy: ... an
+			// implementation-defined error").
+			h.Notef("without %s: not judged over stdio on a server that also supports 2025 versions (the request's era is its _meta protocolVersion alone)", tc.missing)
+			continue
+		}
 		a := rawModern(h, "tools/list", map[string]any{"_meta": tc.meta}, v)
 		switch {
 		case a.err == nil || a.err.Code != jsonrpc.CodeInvalidParams:
@@ -528,3 +536,19 @@ var checkEventIDsUnique = register(&Check{
 	Roles:      []string{"slow"},
 	Clauses:    []string{"tr#23"},
 })
+
+// modernOnlyStdio reports whether the stdio server's server/discover (on
+// a process of its own) lists only versions from 2026-07-28 on.
+func modernOnlyStdio(h *H) bool {
+	listed, how := discoveredVersions(h, nil)
+	h.Notef("server/discover: %s", how)
+	if len(listed) == 0 {
+		return false
+	}
+	for _, v := range listed {
+		if v < v20260728 {
+			return false
+		}
+	}
+	return true
+}
