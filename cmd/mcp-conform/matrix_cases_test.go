@@ -426,6 +426,8 @@ var mutantCases = []mutantCase{
 		also: []string{"RECONNECT-RESUME"}},
 	// The roots/list on the initialize POST's own event stream.
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	// Provoked through the declared task-role failArguments ({fail: true}).
+	{mutant: "task-failed-no-status-message", spec: "2025-11-25", want: reports.Warn, evidence: "failed without a statusMessage"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
@@ -446,4 +448,4 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 var taskCapableChecks = []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-SURVIVES-DISCONNECT",
 	"TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-UNKNOWN-ID", "TASK-RESULT", "TASK-REQUIRED-UNAUGMENTED", "TASK-CREATED-WORKING",
 	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN",
-	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND"}
+	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND", "TASK-FAILED-STATUS-MESSAGE"}

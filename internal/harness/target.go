@@ -99,7 +99,9 @@ type Role struct {
 	// {fail: true}). TASK-RESULT then also reads a failed task's
 	// tasks/result: the final result of the underlying request (a
 	// JSON-RPC error, or a CallToolResult with the related-task _meta),
-	// the same when asked twice.
+	// the same when asked twice; TASK-TERMINAL-FINAL watches the failed
+	// status, and TASK-FAILED-STATUS-MESSAGE WARNs a tasks/get of the
+	// failed task without a statusMessage.
 	FailArguments map[string]any `yaml:"failArguments,omitempty"`
 }
 
