@@ -147,6 +147,7 @@ func registerTask() {
 		define(checkTaskIDEntropy, taskIDEntropy)                               // task_ids.go
 		define(checkTaskAuthBound, taskAuthBound)                               // task_auth.go
 		define(checkTaskFailedStatusMessage, taskFailedStatusMessage)           // task_failmsg.go
+		define(checkTaskCancelStops, taskCancelStops)                           // task_stop.go
 	})
 }
 

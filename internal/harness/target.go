@@ -69,7 +69,13 @@ type Role struct {
 	Tool      string         `yaml:"tool"`
 	Key       string         `yaml:"key,omitempty"`
 	Arguments map[string]any `yaml:"arguments,omitempty"`
-	Probe     map[string]any `yaml:"probe,omitempty"`
+	// Probe ({tool, tag}: slow, flood and task roles; the mutation role's
+	// is {tool, field}, MutationProbe) names a tool that
+	// reports how much of the work run with a tag value ran (started,
+	// stepsRun, finished, cancelled, backlogPeak); tag is the argument both
+	// the role's tool and the probe take. On the task role it makes a
+	// cancelled task's work observable (TASK-CANCEL-STOPS).
+	Probe map[string]any `yaml:"probe,omitempty"`
 	// Shared (mutation role) declares that every connection the harness
 	// opens to the target — each server process it starts for one check
 	// (stdio, or an HTTP command), each HTTP session — sees one ledger
