@@ -432,6 +432,11 @@ var mutantCases = []mutantCase{
 	{mutant: "task-failed-no-status-message", spec: "2025-11-25", want: reports.Warn, evidence: "failed without a statusMessage"},
 	// Seen through the reference's declared task-role probe.
 	{mutant: "task-cancel-keeps-working", spec: "2025-11-25", want: reports.Warn, evidence: "went on after tasks/cancel was answered"},
+	// Served on the no-tasks variant (Implies): the checks that need a
+	// server with tasks SKIP there, and TASK-CAPABILITY-DECLARED gets no
+	// CreateTaskResult to judge (every task-augmented call is refused).
+	{mutant: "task-undeclared-call-rejected", spec: "2025-11-25", want: reports.Fail, evidence: "the task metadata must be ignored",
+		skips: append(append([]string{}, taskCapableChecks...), "TASK-CAPABILITY-DECLARED")},
 }
 
 // wantFor is the status the broken check must have on transport tr.
