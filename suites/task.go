@@ -146,6 +146,8 @@ func registerTask() {
 		define(checkTaskCreatePrompt, taskCreatePrompt)                         // task_create.go
 		define(checkTaskIDEntropy, taskIDEntropy)                               // task_ids.go
 		define(checkTaskAuthBound, taskAuthBound)                               // task_auth.go
+		define(checkTaskFailedStatusMessage, taskFailedStatusMessage)           // task_failmsg.go
+		define(checkTaskCancelStops, taskCancelStops)                           // task_stop.go
 	})
 }
 

@@ -193,8 +193,6 @@ var checkTaskUndeclaredNormal = register(&Check{
 	},
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"task#4"},
-	Limits: map[string]string{"task#4": "tools/list on every server; tools/call only on a server that declares no tasks.requests.tools.call " +
-		"(passed by the reference's no-tasks variant; the mutant breaks tools/list only)"},
 })
 
 func taskUndeclaredNormal(h *H) {

@@ -202,11 +202,13 @@ var mutantCases = []mutantCase{
 	{mutant: "annotation-lies", want: reports.Warn, evidence: "annotates append_note idempotentHint: true"},
 	// task-cancel-instant-lie breaks a 2025-11-25 clause only: in 2026-07-28 an
 	// acknowledgement that the task does not act on is legal.
-	{mutant: "task-cancel-instant-lie", spec: "2025-11-25", want: reports.Fail, evidence: "not moved to cancelled before the response"},
+	{mutant: "task-cancel-instant-lie", spec: "2025-11-25", want: reports.Fail, evidence: "not moved to cancelled before the response",
+		also: []string{"TASK-CANCEL-STOPS"}}, // its work runs on to its result
 	// 2026-07-28 tasks: the extension page has no RFC 2119 keyword, so its
 	// sentences WARN at most.
 	{mutant: "task-terminal-mutable", want: reports.Warn, evidence: "a terminal status changed"},
-	{mutant: "task-terminal-mutable", spec: "2025-11-25", want: reports.Fail, evidence: "a terminal status changed"},
+	{mutant: "task-terminal-mutable", spec: "2025-11-25", want: reports.Fail, evidence: "a terminal status changed",
+		also: []string{"TASK-CANCEL-STOPS"}}, // its worker works on after the cancellation
 	{mutant: "task-cancel-terminal-accepted", want: reports.Warn, evidence: `tasks/get said "cancelled"`},
 	{mutant: "task-cancel-terminal-accepted", spec: "2025-11-25", want: reports.Fail, evidence: "want the error -32602"},
 	{mutant: "task-no-ttl", want: reports.Warn, evidence: "carries no valid ttlMs"},
@@ -222,7 +224,7 @@ var mutantCases = []mutantCase{
 	// client cancelling its request".
 	{mutant: "task-lost-on-disconnect", spec: "2025-11-25", want: reports.Warn, evidence: "after the connection that created it closed",
 		mayAlso: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-RESULT", "TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-PROGRESS-TOKEN", "TASK-LIST",
-			"TASK-CREATE-PROMPT", "TASK-AUTH-BOUND"}},
+			"TASK-CREATE-PROMPT", "TASK-AUTH-BOUND", "TASK-FAILED-STATUS-MESSAGE", "TASK-CANCEL-STOPS"}},
 	// The task contract's mutants change 2025-11-25 behaviour only (the
 	// 2026-07-28 extension has no tasks/result and names no error for an
 	// unknown task).
@@ -257,7 +259,7 @@ var mutantCases = []mutantCase{
 	// first's task (task#33).
 	{mutant: "task-visible-across-principals", spec: "2025-11-25", want: reports.Fail, evidence: "was served to the second principal"},
 	{mutant: "task-create-after-work", spec: "2025-11-25", want: reports.Warn, evidence: "not as soon as possible",
-		also: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-PROGRESS-STOPS"}, skips: []string{"TASK-PROGRESS-TOKEN"}},
+		also: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-PROGRESS-STOPS"}, skips: []string{"TASK-PROGRESS-TOKEN", "TASK-CANCEL-STOPS"}},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
 	{mutant: "progress-flood-unbounded", spec: "2025-06-18", want: reports.Warn, evidence: "its queue grew with the flood"},
@@ -450,6 +452,15 @@ var mutantCases = []mutantCase{
 	{mutant: "listen-end-no-result", want: reports.Warn, evidence: "no response to subscriptions/listen"},
 	// A 2026-07-28 request without its other required _meta field.
 	{mutant: "meta-version-optional", want: reports.Fail, evidence: "without _meta io.modelcontextprotocol/protocolVersion got"},
+	// Provoked through the declared task-role failArguments ({fail: true}).
+	{mutant: "task-failed-no-status-message", spec: "2025-11-25", want: reports.Warn, evidence: "failed without a statusMessage"},
+	// Seen through the reference's declared task-role probe.
+	{mutant: "task-cancel-keeps-working", spec: "2025-11-25", want: reports.Warn, evidence: "went on after tasks/cancel was answered"},
+	// Served on the no-tasks variant (Implies): the checks that need a
+	// server with tasks SKIP there, and TASK-CAPABILITY-DECLARED gets no
+	// CreateTaskResult to judge (every task-augmented call is refused).
+	{mutant: "task-undeclared-call-rejected", spec: "2025-11-25", want: reports.Fail, evidence: "the task metadata must be ignored",
+		skips: append(append([]string{}, taskCapableChecks...), "TASK-CAPABILITY-DECLARED")},
 }
 
 // wantFor is the status the broken check must have on transport tr.
@@ -470,4 +481,4 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 var taskCapableChecks = []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-SURVIVES-DISCONNECT",
 	"TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-UNKNOWN-ID", "TASK-RESULT", "TASK-REQUIRED-UNAUGMENTED", "TASK-CREATED-WORKING",
 	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN",
-	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND"}
+	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND", "TASK-FAILED-STATUS-MESSAGE", "TASK-CANCEL-STOPS"}

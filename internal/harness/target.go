@@ -75,7 +75,13 @@ type Role struct {
 	Tool      string         `yaml:"tool"`
 	Key       string         `yaml:"key,omitempty"`
 	Arguments map[string]any `yaml:"arguments,omitempty"`
-	Probe     map[string]any `yaml:"probe,omitempty"`
+	// Probe ({tool, tag}: slow, flood and task roles; the mutation role's
+	// is {tool, field}, MutationProbe) names a tool that
+	// reports how much of the work run with a tag value ran (started,
+	// stepsRun, finished, cancelled, backlogPeak); tag is the argument both
+	// the role's tool and the probe take. On the task role it makes a
+	// cancelled task's work observable (TASK-CANCEL-STOPS).
+	Probe map[string]any `yaml:"probe,omitempty"`
 	// Shared (mutation role) declares that every connection the harness
 	// opens to the target — each server process it starts for one check
 	// (stdio, or an HTTP command), each HTTP session — sees one ledger
@@ -105,7 +111,9 @@ type Role struct {
 	// {fail: true}). TASK-RESULT then also reads a failed task's
 	// tasks/result: the final result of the underlying request (a
 	// JSON-RPC error, or a CallToolResult with the related-task _meta),
-	// the same when asked twice.
+	// the same when asked twice; TASK-TERMINAL-FINAL watches the failed
+	// status, and TASK-FAILED-STATUS-MESSAGE WARNs a tasks/get of the
+	// failed task without a statusMessage.
 	FailArguments map[string]any `yaml:"failArguments,omitempty"`
 }
 
