@@ -297,8 +297,13 @@ func TestHostileTargets(t *testing.T) {
 // lacksRole reports whether c was skipped because the manifest declares no
 // role it needs, and that role is not the slow role hostile manifests give.
 func lacksRole(chk *suites.Check, c reports.Check) bool {
-	return c.Status == reports.Skip && strings.HasPrefix(c.Reason, "the target manifest declares no ") &&
-		!slices.Contains(chk.Roles, "slow")
+	if c.Status != reports.Skip || slices.Contains(chk.Roles, "slow") {
+		return false
+	}
+	// No such role, or a role without the optional field the check needs
+	// (the task role's failArguments or probe).
+	return strings.HasPrefix(c.Reason, "the target manifest declares no ") ||
+		strings.HasPrefix(c.Reason, "the task role declares no ")
 }
 
 // onStdio reports whether the check with this id applies to stdio targets.
