@@ -426,6 +426,8 @@ var mutantCases = []mutantCase{
 		also: []string{"RECONNECT-RESUME"}},
 	// The roots/list on the initialize POST's own event stream.
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
+	{mutant: "input-required-unchecked", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
+	{mutant: "input-required-unchecked", spec: "2025-06-18", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
