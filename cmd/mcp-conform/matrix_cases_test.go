@@ -428,6 +428,8 @@ var mutantCases = []mutantCase{
 	{mutant: "early-roots-request-http", spec: "2025-11-25", want: reports.Warn, evidence: "before it received notifications/initialized"},
 	{mutant: "input-required-unchecked", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
 	{mutant: "input-required-unchecked", spec: "2025-06-18", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
+	{mutant: "tools-changed-caller-only", spec: "2025-11-25", want: reports.Warn, evidence: "for a second, listening connection too"},
+	{mutant: "tools-changed-caller-only", spec: "2025-06-18", want: reports.Warn, evidence: "for a second, listening connection too"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
