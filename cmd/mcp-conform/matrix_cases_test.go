@@ -430,6 +430,8 @@ var mutantCases = []mutantCase{
 	{mutant: "input-required-unchecked", spec: "2025-06-18", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
 	{mutant: "tools-changed-caller-only", spec: "2025-11-25", want: reports.Warn, evidence: "for a second, listening connection too"},
 	{mutant: "tools-changed-caller-only", spec: "2025-06-18", want: reports.Warn, evidence: "for a second, listening connection too"},
+	{mutant: "embedded-resource-echo", want: reports.Warn, evidence: "tool echo (read-only, called with"},
+	{mutant: "embedded-resource-echo", spec: "2025-06-18", want: reports.Warn, evidence: "tool echo (read-only, called with"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
