@@ -17,8 +17,10 @@ var checkToolsEmbeddedResources = register(&Check{
 	Title: "a server whose tool results embed resources declares the resources capability",
 	How: "Reads the capabilities of the initialize result (2025) or server/discover result (2026-07-28): a server that " +
 		"declares resources passes at once. Otherwise lists every tool and calls those it may call without side effects — " +
-		"the manifest's structured role (tool and arguments), and every tool annotated readOnlyHint: true whose inputSchema " +
-		"accepts {} (called with {}; a task-only tool is left out). A successful result whose content holds an embedded " +
+		"the manifest's structured role (tool and arguments), and every tool annotated readOnlyHint: true (a task-only tool " +
+		"is left out), called with {} when its inputSchema accepts it, else with arguments built from the schema (a value of its " +
+		"declared type, the first of an enum, for each required property: \"mcp-conform\", 1, false, [], {}) when the compiled " +
+		"schema accepts them (a tool no such arguments fit is noted, not called). A successful result whose content holds an embedded " +
 		"resource (a block of type \"resource\") WARNs, the tool and the block named. No such tool, or no successful " +
 		"result to look at: SKIP.",
 	Rules: merge(
@@ -27,7 +29,6 @@ var checkToolsEmbeddedResources = register(&Check{
 	),
 	Transports: []string{viaStdio, viaHTTP},
 	Clauses:    []string{"tl#10"},
-	Limits:     map[string]string{"tl#10": "the results of the tools it may call safely only: the structured role, read-only tools that take {}"},
 })
 
 const embeddedResourceClause = "Servers that use embedded resources SHOULD implement the resources capability"
@@ -42,8 +43,9 @@ type safeCall struct {
 
 // safeCalls picks, among tools, those a check may call without side
 // effects: the manifest's structured role, and every tool annotated
-// readOnlyHint: true (not task-only) whose inputSchema accepts {} (called
-// with {}).
+// readOnlyHint: true (not task-only), called with {} when its inputSchema
+// accepts it, else with a value of its declared type (the first of an
+// enum) for each required property when the schema accepts those.
 func safeCalls(h *H, tools []listedTool) []safeCall {
 	var out []safeCall
 	role, hasRole := h.Target().Roles["structured"]
@@ -53,6 +55,12 @@ func safeCalls(h *H, tools []listedTool) []safeCall {
 			out = append(out, safeCall{t.Name, role.Arguments, "the structured role"})
 		case t.isReadOnly() && !t.taskOnly() && acceptsEmpty(t.Def.InputSchema):
 			out = append(out, safeCall{t.Name, map[string]any{}, "read-only, takes {}"})
+		case t.isReadOnly() && !t.taskOnly():
+			if args, ok := validArguments(t.Def.InputSchema); ok { // tools_embedded_args.go
+				out = append(out, safeCall{t.Name, args, "read-only, called with " + mustJSON(args)})
+			} else {
+				h.Notef("tool %s: read-only, but no arguments built from its inputSchema satisfy it: not called", t.Name)
+			}
 		}
 	}
 	return out
@@ -76,7 +84,7 @@ func toolsEmbeddedResources(h *H) {
 		}
 		calls := safeCalls(h, allTools(r.walkTools()))
 		if len(calls) == 0 {
-			h.Skip("no tool can be called safely: none is annotated readOnlyHint: true with an inputSchema that accepts {}, and the manifest declares no structured role ({tool, arguments})")
+			h.Skip("no tool can be called safely: none is annotated readOnlyHint: true with an inputSchema that {} or arguments built from it satisfy, and the manifest declares no structured role ({tool, arguments})")
 		}
 		looked := 0
 		var bad []string

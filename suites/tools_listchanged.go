@@ -32,8 +32,14 @@ var checkToolsListChanged = register(&Check{
 		"answer: SKIP); 2025 over HTTP holds the session's standalone GET stream open when the server offers one. Lists every " +
 		"tool, calls the role, lists again: the same set is SKIP (the role's call changed nothing to announce). Then " +
 		"notifications/tools/list_changed must have arrived, on any stream of the connection (the call's own, the GET " +
-		"stream, the listen stream), within the exchange timeout of the call's answer; none WARNs. The role is called once " +
-		"more afterwards, to restore the list.",
+		"stream, the listen stream), within the exchange timeout of the call's answer; none WARNs. Another client is watched too: " +
+		"before the call a second connection is opened (2026-07-28: with its own subscriptions/listen stream for toolsListChanged; " +
+		"2025 over HTTP: a second session holding its standalone GET stream) and lists the tools; after the call it lists them " +
+		"again, and when its list changed as well (the same server: an HTTP server's other session or listen stream, a WebSocket " +
+		"server's other connection; over stdio none is opened: a stdio server has one client) the " +
+		"notification must reach it too, on any of its streams, within the exchange timeout; none WARNs. A second connection " +
+		"with nothing to hear it on (a 2025 session the server offers no GET stream, a stateless one) is noted, not judged. " +
+		"The role is called once more afterwards, to restore the list.",
 	Rules: merge(
 		sameRule(Rule{Level: reports.Should, Spec: toolsLegacy, Clause: listChangedClause}, legacyVersions...),
 		map[string]Rule{v20260728: {Level: reports.Should, Spec: toolsModern, Also: []string{subscriptionsModern},
@@ -42,18 +48,19 @@ var checkToolsListChanged = register(&Check{
 	Transports: []string{viaStdio, viaHTTP, viaWebSocket},
 	Roles:      []string{"listChanged"},
 	Clauses:    []string{"tl#2"},
-	Limits:     map[string]string{"tl#2": "a change the listChanged role makes, seen by the connection that made it"},
 })
 
 func toolsListChanged(h *H) {
 	c := connectMsg(h)
 	requireListChanged(h, c)
-	if c.session().Era == clients.EraModern {
+	modern := c.session().Era == clients.EraModern
+	if modern {
 		ack := openListen(h, c, jsonrpc.StringID(unique("tools-listen")), map[string]any{"toolsListChanged": true})
 		h.Notef("subscriptions/listen acknowledged: %s", clip(ack.Raw))
 	}
+	other := openOtherListener(h, c) // tools_listchanged_other.go
 	before := listToolNames(h, c)
-	from := c.length()
+	from, otherFrom := c.length(), other.length()
 	callListChangedRole(h, c, "the listChanged role's call")
 	after := listToolNames(h, c)
 	changed := !sameToolSet(before, after)
@@ -62,6 +69,10 @@ func toolsListChanged(h *H) {
 	if changed {
 		note, ok = c.waitFirst(from, h.Cfg().OpTimeout, isToolsListChanged)
 	}
+	var otherMiss string
+	if changed {
+		otherMiss = other.judge(h, otherFrom)
+	}
 	restoreToolList(h, c, before)
 	switch {
 	case !changed:
@@ -69,6 +80,8 @@ func toolsListChanged(h *H) {
 	case !ok:
 		h.Failf("the listChanged role's call changed tools/list (%s) but no %s arrived on any stream of the connection %s",
 			toolSetDiff(before, after), methodToolsListChanged, c.silence(h.Cfg().OpTimeout))
+	case otherMiss != "":
+		h.Failf("%s", otherMiss)
 	}
 	h.Notef("tools/list changed (%s); %s", toolSetDiff(before, after), clip(note.Raw))
 }

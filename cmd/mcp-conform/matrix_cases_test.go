@@ -461,6 +461,12 @@ var mutantCases = []mutantCase{
 	// CreateTaskResult to judge (every task-augmented call is refused).
 	{mutant: "task-undeclared-call-rejected", spec: "2025-11-25", want: reports.Fail, evidence: "the task metadata must be ignored",
 		skips: append(append([]string{}, taskCapableChecks...), "TASK-CAPABILITY-DECLARED")},
+	{mutant: "input-required-unchecked", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
+	{mutant: "input-required-unchecked", spec: "2025-06-18", want: reports.Fail, evidence: "without the required text, which fail its inputSchema, ran"},
+	{mutant: "tools-changed-caller-only", spec: "2025-11-25", want: reports.Warn, evidence: "for a second, listening connection too"},
+	{mutant: "tools-changed-caller-only", spec: "2025-06-18", want: reports.Warn, evidence: "for a second, listening connection too"},
+	{mutant: "embedded-resource-echo", want: reports.Warn, evidence: "tool echo (read-only, called with"},
+	{mutant: "embedded-resource-echo", spec: "2025-06-18", want: reports.Warn, evidence: "tool echo (read-only, called with"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
