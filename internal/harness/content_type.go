@@ -155,28 +155,9 @@ func contentTypeResultsOf(runs []schemaRun) []reports.Check {
 	if c == nil {
 		return nil
 	}
-	type key struct{ transport, version, target string }
-	var order []key
-	by := map[key][]schemaRun{}
-	for _, r := range runs {
-		if !r.ContentType || !slices.Contains(c.Transports, r.Transport) {
-			continue
-		}
-		k := key{r.Transport, r.Version, r.Target}
-		if _, seen := by[k]; !seen {
-			order = append(order, k)
-		}
-		by[k] = append(by[k], r)
-	}
 	var out []reports.Check
-	for _, k := range order {
-		rs := by[k]
-		rule, ok := c.RuleOn(k.transport, k.version)
-		if !ok {
-			continue
-		}
-		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
-			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: k.transport, ProtocolVersion: k.version, Status: reports.Pass}
+	for _, g := range groupPassive(c, runs, func(r schemaRun) bool { return r.ContentType }) {
+		rs, res := g.runs, g.res
 		answers := 0
 		var lines []string
 		for _, r := range rs {
@@ -192,16 +173,8 @@ func contentTypeResultsOf(runs []schemaRun) []reports.Check {
 		switch {
 		case len(lines) > 0:
 			res.Status = reports.Fail
-			const show = 5
-			shown := lines
-			if len(shown) > show {
-				shown = shown[:show]
-			}
-			res.Reason = fmt.Sprintf("%d of %d answers to a POST carrying a request came with a 2xx status and a Content-Type that is neither application/json nor text/event-stream: %s",
-				len(lines), answers, strings.Join(shown, " | "))
-			if len(lines) > show {
-				res.Reason += fmt.Sprintf(" | ... and %d more (the transcript lists them all)", len(lines)-show)
-			}
+			res.Reason = findingsReason(fmt.Sprintf("%d of %d answers to a POST carrying a request came with a 2xx status and a Content-Type that is neither application/json nor text/event-stream",
+				len(lines), answers), lines)
 		case answers == 0:
 			res.Status = reports.Skip
 			res.Reason = fmt.Sprintf("no check of %d check runs sent a request over Streamable HTTP: no answer to judge", len(rs))

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -113,28 +112,9 @@ func utf8ResultsOf(runs []schemaRun) []reports.Check {
 	if c == nil {
 		return nil
 	}
-	type key struct{ transport, version, target string }
-	var order []key
-	by := map[key][]schemaRun{}
-	for _, r := range runs {
-		if !r.UTF8 || !slices.Contains(c.Transports, r.Transport) {
-			continue
-		}
-		k := key{r.Transport, r.Version, r.Target}
-		if _, seen := by[k]; !seen {
-			order = append(order, k)
-		}
-		by[k] = append(by[k], r)
-	}
 	var out []reports.Check
-	for _, k := range order {
-		rs := by[k]
-		rule, ok := c.RuleOn(k.transport, k.version)
-		if !ok {
-			continue
-		}
-		res := reports.Check{ID: c.ID, Title: c.Title, Level: rule.Level, Spec: rule.Pages(), Clause: rule.Clause,
-			Source: rule.SourceOf(), Clauses: slices.Clone(c.Clauses), Transport: k.transport, ProtocolVersion: k.version, Status: reports.Pass}
+	for _, g := range groupPassive(c, runs, func(r schemaRun) bool { return r.UTF8 }) {
+		rs, res := g.runs, g.res
 		messages := 0
 		var lines []string
 		for _, r := range rs {
@@ -148,15 +128,7 @@ func utf8ResultsOf(runs []schemaRun) []reports.Check {
 		switch {
 		case len(lines) > 0:
 			res.Status = reports.Fail
-			const show = 5
-			shown := lines
-			if len(shown) > show {
-				shown = shown[:show]
-			}
-			res.Reason = fmt.Sprintf("%d of %d messages the server sent over Streamable HTTP are not UTF-8: %s", len(lines), messages, strings.Join(shown, " | "))
-			if len(lines) > show {
-				res.Reason += fmt.Sprintf(" | ... and %d more (the transcript lists them all)", len(lines)-show)
-			}
+			res.Reason = findingsReason(fmt.Sprintf("%d of %d messages the server sent over Streamable HTTP are not UTF-8", len(lines), messages), lines)
 		case messages == 0:
 			res.Status = reports.Skip
 			res.Reason = fmt.Sprintf("no check of %d check runs received a message from the server over Streamable HTTP: nothing to judge", len(rs))
