@@ -150,36 +150,10 @@ func taskResult(h *H) {
 		h.Notef("the task ended %s; tasks/result answered %s (only a completed task's result is judged)", g.Status, rawText(first))
 		return
 	}
-	if first.Env.Kind != jsonrpc.Response {
-		h.Failf("the task completed, but tasks/result answered %s: it must return the final result of the tools/call", rawText(first))
-	}
-	var res map[string]json.RawMessage
-	if json.Unmarshal(first.Env.Result, &res) != nil {
-		h.Failf("tasks/result's result is not an object: %s", rawText(first))
-	}
-	var content []json.RawMessage
-	if json.Unmarshal(res["content"], &content) != nil || res["content"] == nil {
-		h.Failf("the task completed, but tasks/result's result has no content array, so it is not the CallToolResult the tools/call would have returned: %s", rawText(first))
-	}
-	if _, ok := res["task"]; ok {
-		h.Failf("tasks/result's result carries a task member (a CreateTaskResult), not what the tools/call would have returned: %s", rawText(first))
-	}
-	var meta map[string]json.RawMessage
-	_ = json.Unmarshal(res["_meta"], &meta)
-	var related struct {
-		TaskID string `json:"taskId"`
-	}
-	if json.Unmarshal(meta[relatedTaskMeta], &related) != nil || related.TaskID != a.ID {
-		h.Failf("tasks/result's result must carry _meta %q with the taskId %q: %s", relatedTaskMeta, a.ID, rawText(first))
-	}
-	again := t.exchange("tasks/result", map[string]any{"taskId": a.ID}, h.Cfg().OpTimeout)
-	if again.Env.Kind != jsonrpc.Response || !sameJSON(again.Env.Result, first.Env.Result) {
-		h.Failf("a second tasks/result for the completed task answered %s; the first answered %s: a terminal task's tasks/result must return its final result",
-			rawText(again), rawText(first))
-	}
-	failed := taskResultFailed(h, t) // task_fail.go
+	items := judgeFinalResult(h, t, a.ID, first, "completed") // task_fail.go
+	failed := taskResultFailed(h, t)                          // task_fail.go
 	h.Notef("tasks/result blocked until the task was %s, returned a CallToolResult (%d content item(s)) with the related-task _meta, and the same again%s",
-		g.Status, len(content), failed)
+		g.Status, items, failed)
 }
 
 // sameJSON reports whether two JSON texts hold the same value.

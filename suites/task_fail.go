@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 
+	"github.com/mcp-conform/mcp-conform/clients"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 )
 
@@ -40,33 +41,7 @@ func taskResultFailed(h *H, t *tasker) string {
 		}
 		return "; the failed task (declared failArguments) answered the JSON-RPC error " + rawText(first) + ", and again"
 	}
-	if first.Env.Kind != jsonrpc.Response {
-		h.Failf("the task failed, but tasks/result answered %s: it must return the final result of the tools/call", rawText(first))
-	}
-	var res map[string]json.RawMessage
-	if json.Unmarshal(first.Env.Result, &res) != nil {
-		h.Failf("the failed task's tasks/result is not an object: %s", rawText(first))
-	}
-	var content []json.RawMessage
-	if res["content"] == nil || json.Unmarshal(res["content"], &content) != nil {
-		h.Failf("the task failed, but tasks/result's result has no content array, so it is neither the CallToolResult nor the JSON-RPC error the tools/call would have returned (a Task's status is not its result): %s", rawText(first))
-	}
-	if _, ok := res["task"]; ok {
-		h.Failf("the failed task's tasks/result carries a task member (a CreateTaskResult), not what the tools/call would have returned: %s", rawText(first))
-	}
-	var meta map[string]json.RawMessage
-	_ = json.Unmarshal(res["_meta"], &meta)
-	var related struct {
-		TaskID string `json:"taskId"`
-	}
-	if json.Unmarshal(meta[relatedTaskMeta], &related) != nil || related.TaskID != a.ID {
-		h.Failf("the failed task's tasks/result must carry _meta %q with the taskId %q: %s", relatedTaskMeta, a.ID, rawText(first))
-	}
-	again := t.exchange("tasks/result", map[string]any{"taskId": a.ID}, h.Cfg().OpTimeout)
-	if again.Env.Kind != jsonrpc.Response || !sameJSON(again.Env.Result, first.Env.Result) {
-		h.Failf("a second tasks/result for the failed task answered %s; the first answered %s: a terminal task's tasks/result must return its final result",
-			rawText(again), rawText(first))
-	}
+	judgeFinalResult(h, t, a.ID, first, "failed")
 	return "; the failed task (declared failArguments) returned a CallToolResult with the related-task _meta, and the same again"
 }
 
@@ -77,4 +52,36 @@ func jsonText(v any) string {
 		return "?"
 	}
 	return string(b)
+}
+
+// judgeFinalResult holds first, tasks/result's answer for task id that
+// ended (completed or failed) with a result, to the final result of the
+// underlying tools/call: a CallToolResult (a content array, no Task
+// member) with the related-task _meta naming the task, and the same when
+// asked again. It returns the number of content items.
+func judgeFinalResult(h *H, t *tasker, id string, first clients.Message, ended string) int {
+	if first.Env.Kind != jsonrpc.Response {
+		h.Failf("the task %s, but tasks/result answered %s: it must return the final result of the tools/call", ended, rawText(first))
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(first.Env.Result, &res) != nil {
+		h.Failf("the %s task's tasks/result is not an object: %s", ended, rawText(first))
+	}
+	var content []json.RawMessage
+	if res["content"] == nil || json.Unmarshal(res["content"], &content) != nil {
+		h.Failf("the task %s, but tasks/result's result has no content array, so it is not what the tools/call would have returned (a CallToolResult, or the JSON-RPC error it raised: a Task's status is not its result): %s",
+			ended, rawText(first))
+	}
+	if _, ok := res["task"]; ok {
+		h.Failf("the %s task's tasks/result carries a task member (a CreateTaskResult), not what the tools/call would have returned: %s", ended, rawText(first))
+	}
+	if resultRelatedTask(first) != id {
+		h.Failf("the %s task's tasks/result must carry _meta %q with the taskId %q: %s", ended, relatedTaskMeta, id, rawText(first))
+	}
+	again := t.exchange("tasks/result", map[string]any{"taskId": id}, h.Cfg().OpTimeout)
+	if again.Env.Kind != jsonrpc.Response || !sameJSON(again.Env.Result, first.Env.Result) {
+		h.Failf("a second tasks/result for the %s task answered %s; the first answered %s: a terminal task's tasks/result must return its final result",
+			ended, rawText(again), rawText(first))
+	}
+	return len(content)
 }
