@@ -163,11 +163,12 @@ func referenceMutationRole() Role {
 // referenceTaskRole is the built-in targets' task role: the research tool,
 // 5 steps of 60 ms whose worker notices a cancellation only at the end of a
 // step. Its tasks/list pages hold 2 tasks (PageSize, TASK-LIST), its
-// fail argument ends the task failed (FailArguments, TASK-RESULT) and the
+// fail argument ends the task failed (FailArguments, TASK-RESULT), its ask
+// argument makes it ask for input (InputArguments, TASK-INPUT-REQUIRED) and the
 // probe tool reports the steps of a research run with a tag (Probe,
 // TASK-CANCEL-STOPS; on stdio the tool is callable, not listed).
 var referenceTaskRole = Role{Tool: "research", Arguments: map[string]any{"topic": "x", "steps": 5, "stepMs": 60},
-	PageSize: 2, FailArguments: map[string]any{"fail": true}, Probe: map[string]any{"tool": "probe", "tag": "tag"}}
+	PageSize: 2, FailArguments: map[string]any{"fail": true}, InputArguments: map[string]any{"ask": true}, Probe: map[string]any{"tool": "probe", "tag": "tag"}}
 
 // referenceLogRole is the built-in targets' log role: echo, which logs at
 // debug, info, warning and error (those at or above the level asked for)

@@ -148,6 +148,7 @@ func registerTask() {
 		define(checkTaskAuthBound, taskAuthBound)                               // task_auth.go
 		define(checkTaskFailedStatusMessage, taskFailedStatusMessage)           // task_failmsg.go
 		define(checkTaskCancelStops, taskCancelStops)                           // task_stop.go
+		define(checkTaskInputRequired, taskInputRequired)                       // task_input.go
 	})
 }
 

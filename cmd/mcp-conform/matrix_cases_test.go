@@ -259,7 +259,7 @@ var mutantCases = []mutantCase{
 	// first's task (task#33).
 	{mutant: "task-visible-across-principals", spec: "2025-11-25", want: reports.Fail, evidence: "was served to the second principal"},
 	{mutant: "task-create-after-work", spec: "2025-11-25", want: reports.Warn, evidence: "not as soon as possible",
-		also: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-PROGRESS-STOPS"}, skips: []string{"TASK-PROGRESS-TOKEN", "TASK-CANCEL-STOPS"}},
+		also: []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-PROGRESS-STOPS"}, skips: []string{"TASK-PROGRESS-TOKEN", "TASK-CANCEL-STOPS", "TASK-INPUT-REQUIRED"}},
 	{mutant: "flow-drop-final", spec: "2025-11-25", want: reports.Fail, evidence: "never arrived"},
 	{mutant: "progress-flood-unbounded", want: reports.Warn, evidence: "its queue grew with the flood"},
 	{mutant: "progress-flood-unbounded", spec: "2025-06-18", want: reports.Warn, evidence: "its queue grew with the flood"},
@@ -467,6 +467,10 @@ var mutantCases = []mutantCase{
 	{mutant: "tools-changed-caller-only", spec: "2025-06-18", want: reports.Warn, evidence: "for a second, listening connection too"},
 	{mutant: "embedded-resource-echo", want: reports.Warn, evidence: "tool echo (read-only, called with"},
 	{mutant: "embedded-resource-echo", spec: "2025-06-18", want: reports.Warn, evidence: "tool echo (read-only, called with"},
+	// Provoked through the declared task-role inputArguments ({ask: true}).
+	{mutant: "task-input-no-related-task", spec: "2025-11-25", want: reports.Fail, evidence: "asked its requestor for input with a request whose params lack _meta"},
+	{mutant: "task-input-status-unset", spec: "2025-11-25", want: reports.Warn, evidence: "not input_required"},
+	{mutant: "task-input-status-kept", spec: "2025-11-25", want: reports.Warn, evidence: "stayed input_required in every tasks/get"},
 }
 
 // wantFor is the status the broken check must have on transport tr.
@@ -487,4 +491,5 @@ var timeoutReuse = []string{"TIMEOUT-CANCEL-STOPS"}
 var taskCapableChecks = []string{"TASK-CANCEL-TERMINAL", "TASK-TERMINAL-FINAL", "TASK-CANCEL-TERMINAL-ERROR", "TASK-SURVIVES-DISCONNECT",
 	"TASK-TTL-REPORTED", "TASK-PROGRESS-STOPS", "TASK-UNKNOWN-ID", "TASK-RESULT", "TASK-REQUIRED-UNAUGMENTED", "TASK-CREATED-WORKING",
 	"TASK-META-IGNORED", "TASK-STATUS-NO-RELATED-META", "TASK-UNSUPPORTED-TOOL-AUGMENTED", "TASK-GET-NO-SSE", "TASK-PROGRESS-TOKEN",
-	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND", "TASK-FAILED-STATUS-MESSAGE", "TASK-CANCEL-STOPS"}
+	"TASK-LIST", "TASK-CREATE-PROMPT", "TASK-ID-ENTROPY", "TASK-AUTH-BOUND", "TASK-FAILED-STATUS-MESSAGE", "TASK-CANCEL-STOPS",
+	"TASK-INPUT-REQUIRED"}

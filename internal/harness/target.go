@@ -115,6 +115,14 @@ type Role struct {
 	// status, and TASK-FAILED-STATUS-MESSAGE WARNs a tasks/get of the
 	// failed task without a statusMessage.
 	FailArguments map[string]any `yaml:"failArguments,omitempty"`
+	// InputArguments (task role, 2025-11-25, stdio) declares arguments
+	// with which the task role's tool, called as a task by a client that
+	// declared the elicitation capability, asks that requestor for input
+	// with an elicitation/create request and completes once answered (e.g.
+	// {ask: true}). TASK-INPUT-REQUIRED then FAILs the request without the
+	// related-task _meta and WARNs a task not input_required while it
+	// waits, or still input_required after the answer.
+	InputArguments map[string]any `yaml:"inputArguments,omitempty"`
 }
 
 // LoadManifest reads and validates a manifest file.
@@ -213,8 +221,8 @@ func (m *Manifest) Validate() error {
 		}
 	}
 	for name, r := range m.Roles {
-		if name != "task" && (r.PageSize != 0 || r.FailArguments != nil) {
-			return fmt.Errorf("role %s: pageSize and failArguments belong to the task role only", name)
+		if name != "task" && (r.PageSize != 0 || r.FailArguments != nil || r.InputArguments != nil) {
+			return fmt.Errorf("role %s: pageSize, failArguments and inputArguments belong to the task role only", name)
 		}
 		if r.PageSize < 0 {
 			return fmt.Errorf("role %s: pageSize %d: want a positive number of tasks", name, r.PageSize)
