@@ -44,6 +44,8 @@ var checkTaskInputRequired = register(&Check{
 	Transports: []string{viaStdio},
 	Roles:      []string{"task"},
 	Clauses:    []string{"task#10", "task#11", "task#12"},
+	Limits: map[string]string{"task#10": "over stdio only: the reference sends no server request over Streamable HTTP, so no mutant shows the HTTP side, which the check does not provoke", "task#11": "over stdio only: the reference sends no server request over Streamable HTTP, so no mutant shows the HTTP side, which the check does not provoke",
+		"task#12": "over stdio only: the reference sends no server request over Streamable HTTP, so no mutant shows the HTTP side, which the check does not provoke"},
 })
 
 func taskInputRequired(h *H) {
