@@ -26,7 +26,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/mcp-conform/mcp-conform/clients"
-	"github.com/mcp-conform/mcp-conform/internal/schema"
 	"github.com/mcp-conform/mcp-conform/jsonrpc"
 	"github.com/mcp-conform/mcp-conform/protocol"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -39,8 +38,8 @@ var checkVersionDiscover = register(&Check{
 	ID:    "VERSION-DISCOVER",
 	Title: "a server that supports 2026-07-28 implements server/discover",
 	How: "Stdio and Streamable HTTP, in every version. Sends server/discover in 2026-07-28 (its _meta, and over HTTP its " +
-		"headers) on a new connection (stdio: a new server process; HTTP: a POST with no session). A result whose " +
-		"supportedVersions lists 2026-07-28 must be a valid DiscoverResult of the 2026-07-28 schema; one that does not " +
+		"headers) on a new connection (stdio: a new server process; HTTP: a POST with no session). A result with a " +
+		"supportedVersions array that lists 2026-07-28 passes (the rest of its shape is SCHEMA-VALID's); one that does not " +
 		"list it says the server does not support 2026-07-28 (SKIP; FAIL in a 2026-07-28 run). Any other answer FAILs when the server supports 2026-07-28: the run negotiated it, or " +
 		"a tools/list sent in the unknown version " + unknownVersion + " (on another new connection) is answered with an " +
 		"UnsupportedProtocolVersionError whose data.supported lists 2026-07-28; otherwise the server does not say it " +
@@ -61,10 +60,9 @@ func registerVersionDiscover() {
 
 func versionDiscover(h *H) {
 	hc := lazyHTTP(h)
-	req, a, ok := bareModernRequest(h, hc, "server/discover", v20260728)
+	_, a, ok := bareModernRequest(h, hc, "server/discover", v20260728)
 	h.Notef("server/discover (2026-07-28): %s", a)
-	if ok && a.err == nil && a.result != nil {
-		judgeDiscoverResult(h, req, a)
+	if ok && a.err == nil && a.result != nil && judgeDiscoverResult(h, a) {
 		return
 	}
 	got := a.String()
@@ -82,31 +80,29 @@ func versionDiscover(h *H) {
 	h.Failf("server/discover in 2026-07-28 got %s, want a DiscoverResult: the server supports 2026-07-28 (%s), and servers MUST implement server/discover", got, why)
 }
 
-// judgeDiscoverResult FAILs a DiscoverResult of a server that supports
-// 2026-07-28 that the 2026-07-28 schema refuses. A result whose
-// supportedVersions does not list 2026-07-28 says the server does not
-// support it (SKIP), unless the run negotiated it (FAIL).
-func judgeDiscoverResult(h *H, req []byte, a rpcAnswer) {
+// judgeDiscoverResult judges a result of server/discover: one without a
+// supportedVersions array is not a DiscoverResult (false: judged as any
+// other answer); one whose list does not name 2026-07-28 says the server
+// does not support it (SKIP), unless the run negotiated it (FAIL). The
+// rest of the result's shape is SCHEMA-VALID's, which reads this
+// connection too: a schema finding is not this clause's.
+func judgeDiscoverResult(h *H, a rpcAnswer) bool {
 	var r struct {
-		SupportedVersions []string `json:"supportedVersions"`
+		SupportedVersions *[]string `json:"supportedVersions"`
 	}
-	_ = json.Unmarshal(a.result, &r)
-	if !slices.Contains(r.SupportedVersions, v20260728) {
+	if json.Unmarshal(a.result, &r) != nil || r.SupportedVersions == nil {
+		h.Notef("the result carries no supportedVersions array: not a DiscoverResult")
+		return false
+	}
+	listed := *r.SupportedVersions
+	if !slices.Contains(listed, v20260728) {
 		if h.Version() == v20260728 {
-			h.Failf("server/discover in 2026-07-28, the version of the run, was answered with a result whose supportedVersions %v does not list it: %s", r.SupportedVersions, clip(a.raw))
+			h.Failf("server/discover in 2026-07-28, the version of the run, was answered with a result whose supportedVersions %v does not list it: %s", listed, clip(a.raw))
 		}
-		h.Skip(fmt.Sprintf("server/discover's supportedVersions %v does not list 2026-07-28: the clause binds a server that supports it", r.SupportedVersions))
+		h.Skip(fmt.Sprintf("server/discover's supportedVersions %v does not list 2026-07-28: the clause binds a server that supports it", listed))
 	}
-	v, err := schema.For(v20260728)
-	if err != nil {
-		h.Errorf("the 2026-07-28 schema: %v", err)
-	}
-	s := v.NewSession()
-	s.ClientSent(req)
-	for _, vi := range s.ServerSent(1, a.raw).Violations {
-		h.Failf("server/discover's result is not a valid DiscoverResult (2026-07-28 schema): %s: %s", vi, clip(a.raw))
-	}
-	h.Notef("a valid DiscoverResult, supportedVersions %v", r.SupportedVersions)
+	h.Notef("a DiscoverResult, supportedVersions %v (its schema is SCHEMA-VALID's)", listed)
+	return true
 }
 
 // unsupportedListed sends tools/list in the unknown version on a new
