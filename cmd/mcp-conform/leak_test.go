@@ -110,7 +110,15 @@ func TestProcessesMarkedSeesALeftover(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Skip("no sleep command: ", err)
 	}
-	found := processesMarked(mark)
+	// Between fork and exec the child still shows the test's own
+	// environment and command line: wait (bounded) until it is the sleep.
+	var found []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		found = processesMarked(mark)
+		if len(found) == 1 && strings.Contains(found[0], "sleep 30") || time.Now().After(deadline) {
+			break
+		}
+	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	if len(found) != 1 || !strings.Contains(found[0], "sleep 30") {
